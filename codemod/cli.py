@@ -1,0 +1,85 @@
+"""Command line: ``decouple [ROOT] --class NAME ... --output DIR``.
+
+Exit codes follow ruff and black: 0 done (or nothing to change), 1 ``--check``
+found classes that still need the refactor, 2 bad usage or input (one line on
+stderr, no traceback), 3 refused as unsafe (the report says why; no patch).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from . import __version__
+from .discover import DEFAULT_CLASSES, DEFAULT_PACKAGE, DEFAULT_VERSION, open_tree
+from .errors import EXIT_USAGE, DecoupleError, UsageError
+
+HELP = f"""\
+Decouple a class from a heavyweight parent: find which members of the parent the
+class and the rest of the checkout really use (with file:line evidence), inline
+only those, reparent the class onto the parent's own base, and fix the imports.
+
+With no ROOT, runs on {DEFAULT_PACKAGE} {DEFAULT_VERSION} from PyPI (downloaded once, cached),
+and with no --class/--parent on {', '.join(DEFAULT_CLASSES)}.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="decouple", description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("root", nargs="?", metavar="ROOT",
+                   help="a source tree: a git checkout (packages under python/ or src/), an unpacked wheel, or site-packages. "
+                        f"Default: {DEFAULT_PACKAGE}=={DEFAULT_VERSION} from PyPI")
+    p.add_argument("--class", dest="classes", action="append", metavar="NAME", default=[],
+                   help="class to decouple: Name or package.module:Name (repeatable)")
+    p.add_argument("--parent", metavar="NAME",
+                   help="the parent to decouple from; without --class, selects every subclass of it in the tree")
+    p.add_argument("--base", metavar="NAME", help="the new base (default: the parent's first base, or object)")
+    p.add_argument("--output", "-o", metavar="DIR", help="where report.json, report.md, patch.diff and files/ go (default: output/)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--diff", action="store_true", help="print the unified diff and write nothing")
+    mode.add_argument("--check", action="store_true",
+                      help="write nothing; exit 1 if a selected class still needs the refactor, 0 if not (for CI)")
+    mode.add_argument("--write", action="store_true", help="apply the patch in place under ROOT, each file atomically")
+    p.add_argument("--force", action="store_true", help="with --write: also overwrite files with uncommitted git changes")
+    p.add_argument("--analyse-only", action="store_true", help="write the report only, no patch")
+    p.add_argument("--version", action="version", version=f"decouple {__version__}")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except DecoupleError as exc:
+        print(f"decouple: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("decouple: interrupted", file=sys.stderr)
+        return 130
+    except OSError as exc:
+        print(f"decouple: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:  # a bug of ours: still one line, with a way to see more
+        if os.environ.get("DECOUPLE_DEBUG"):
+            raise
+        print(f"decouple: internal error: {type(exc).__name__}: {exc} (set DECOUPLE_DEBUG=1 for the traceback)", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def run(args) -> int:
+    from .pipeline import run_pipeline
+
+    if args.force and not args.write:
+        raise UsageError("--force only applies to --write")
+    if not args.classes and not args.parent:
+        args.classes = list(DEFAULT_CLASSES)
+    tree = open_tree(args.root)
+    out = Path(args.output) if args.output else (None if (args.check or args.diff or args.write) else Path("output"))
+    return run_pipeline(tree, args, out)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

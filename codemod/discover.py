@@ -1,0 +1,242 @@
+"""Find the sources to work on: a ROOT given by the user, or the pinned SGLang release.
+
+ROOT may be a git checkout (packages under ``python/`` or ``src/``), an unpacked
+wheel, or a site-packages directory. With no ROOT, the pinned SGLang release is
+downloaded once from PyPI with ``pip download --no-deps``; its ``.py`` files are
+unpacked into the user cache directory, and the wheel is kept beside them for the
+tests that need a full, importable copy.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import tokenize
+import zipfile
+from dataclasses import dataclass, field
+from functools import cached_property
+from io import BytesIO
+from pathlib import Path
+
+from .errors import UsageError
+
+DEFAULT_PACKAGE = "sglang"
+DEFAULT_VERSION = "0.5.23"
+DEFAULT_CLASSES = ("TRTLLMHAAttnBackend", "TRTLLMHAAttnMultiStepDraftBackend")
+
+# Folders that never hold the code under analysis.
+_SKIP_DIRS = {".git", "__pycache__", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "node_modules", ".mypy_cache", ".pytest_cache"}
+# Import roots inside a checkout, most specific first.
+_IMPORT_ROOT_DIRS = ("python", "src")
+
+
+def cache_dir() -> Path:
+    env = os.environ.get("DECOUPLE_CACHE_DIR")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("decouple"))
+
+
+def release_dir(package: str = DEFAULT_PACKAGE, version: str = DEFAULT_VERSION) -> Path:
+    return cache_dir() / "releases" / f"{package}-{version}"
+
+
+def fetch_release(package: str = DEFAULT_PACKAGE, version: str = DEFAULT_VERSION, *, quiet: bool = False) -> Path:
+    """Return a directory holding the release's .py files, downloading it once.
+
+    The unpack goes to a temporary sibling first and is renamed into place, so an
+    interrupted download never leaves a half-filled cache behind.
+    """
+    target = release_dir(package, version)
+    src = target / "src"
+    if (target / "COMPLETE").exists():
+        return src
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{package}-{version}-", dir=target.parent))
+    try:
+        if not quiet:
+            print(f"decouple: downloading {package}=={version} from PyPI (once; cached in {target})", file=sys.stderr)
+        dl = staging / "dist"
+        proc = subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "-q", "-d", str(dl), f"{package}=={version}"],
+            capture_output=True,
+            text=True,
+        )
+        if proc.returncode != 0:
+            last = (proc.stderr.strip().splitlines() or ["pip failed"])[-1]
+            raise UsageError(f"could not download {package}=={version} from PyPI: {last}")
+        archives = sorted(dl.iterdir())
+        if not archives:
+            raise UsageError(f"pip downloaded nothing for {package}=={version}")
+        archive = archives[0]
+        _unpack_python_files(archive, staging / "src")
+        (staging / "dist").rename(staging / "wheel")
+        (staging / "COMPLETE").write_text(archive.name + "\n")
+        if target.exists():
+            shutil.rmtree(target)
+        staging.rename(target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    return src
+
+
+def release_archive(package: str = DEFAULT_PACKAGE, version: str = DEFAULT_VERSION) -> Path:
+    """The downloaded wheel (or sdist) of a fetched release."""
+    fetch_release(package, version, quiet=True)
+    wheels = sorted((release_dir(package, version) / "wheel").iterdir())
+    return wheels[0]
+
+
+def _unpack_python_files(archive: Path, dest: Path) -> None:
+    dest.mkdir(parents=True)
+    if archive.suffix == ".whl" or archive.suffix == ".zip":
+        with zipfile.ZipFile(archive) as zf:
+            for name in zf.namelist():
+                if name.endswith(".py") and ".." not in name.split("/"):
+                    out = dest / name
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    out.write_bytes(zf.read(name))
+    else:
+        with tarfile.open(archive) as tf:
+            for member in tf.getmembers():
+                parts = member.name.split("/")
+                if member.isfile() and member.name.endswith(".py") and ".." not in parts:
+                    # An sdist nests everything under "<name>-<version>/".
+                    out = dest / "/".join(parts[1:])
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    out.write_bytes(tf.extractfile(member).read())
+
+
+def decode_source(data: bytes) -> str:
+    """Decode Python source the way the interpreter does (PEP 263 cookie, BOM)."""
+    encoding, _ = tokenize.detect_encoding(BytesIO(data).readline)
+    return data.decode(encoding)
+
+
+@dataclass
+class Tree:
+    """A directory of Python sources, with module names and cached contents."""
+
+    root: Path
+    _texts: dict = field(default_factory=dict, repr=False)
+    unreadable: dict = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def open(cls, root: str | os.PathLike) -> "Tree":
+        path = Path(root)
+        if not path.exists():
+            raise UsageError(f"ROOT {root} does not exist")
+        if not path.is_dir():
+            raise UsageError(f"ROOT {root} is not a directory")
+        return cls(path.resolve())
+
+    @cached_property
+    def files(self) -> list[str]:
+        """Relative POSIX paths of every .py file, sorted; symlinks out of ROOT are skipped."""
+        out = []
+        for dirpath, dirnames, filenames in os.walk(self.root, followlinks=False):
+            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.endswith(".egg-info"))
+            for name in filenames:
+                if not name.endswith(".py"):
+                    continue
+                full = Path(dirpath) / name
+                if full.is_symlink():
+                    try:
+                        full.resolve().relative_to(self.root)
+                    except ValueError:
+                        continue
+                out.append(full.relative_to(self.root).as_posix())
+        out.sort()
+        return out
+
+    @cached_property
+    def import_roots(self) -> list[str]:
+        roots = [d for d in _IMPORT_ROOT_DIRS if (self.root / d).is_dir() and not (self.root / d / "__init__.py").exists()]
+        return roots + [""]
+
+    def module_name(self, rel: str) -> str:
+        for ir in self.import_roots:
+            prefix = ir + "/" if ir else ""
+            if rel.startswith(prefix):
+                mod = rel[len(prefix):]
+                break
+        mod = mod[:-3]
+        if mod.endswith("/__init__"):
+            mod = mod[: -len("/__init__")]
+        return mod.replace("/", ".")
+
+    @cached_property
+    def modules(self) -> dict[str, str]:
+        """Module name -> relative path. A package's __init__ wins over a same-named module."""
+        out: dict[str, str] = {}
+        for rel in self.files:
+            name = self.module_name(rel)
+            if name not in out or rel.endswith("__init__.py"):
+                out[name] = rel
+        return out
+
+    def is_package(self, rel: str) -> bool:
+        return rel.endswith("/__init__.py") or rel == "__init__.py"
+
+    def text(self, rel: str) -> str | None:
+        """The decoded text of a file, or None when it cannot be read or decoded."""
+        if rel in self._texts:
+            return self._texts[rel]
+        try:
+            data = (self.root / rel).read_bytes()
+            text = decode_source(data)
+        except (OSError, UnicodeDecodeError, SyntaxError, LookupError) as exc:
+            self.unreadable[rel] = f"{type(exc).__name__}: {exc}"
+            text = None
+        self._texts[rel] = text
+        return text
+
+    def grep(self, pattern: str | re.Pattern, words: tuple[str, ...] | None = None) -> list[str]:
+        """Files whose text matches: the cheap prefilter that runs before any parse.
+
+        ``words``: identifiers of which the file must contain at least one; files
+        without any are skipped before the regex runs (a set lookup per file).
+        """
+        rx = re.compile(pattern) if isinstance(pattern, str) else pattern
+        candidates = self.files if words is None else self.files_with_words(words)
+        out = []
+        for rel in candidates:
+            text = self.text(rel)
+            if text is not None and rx.search(text):
+                out.append(rel)
+        return out
+
+    def files_with_words(self, words) -> list[str]:
+        index = self._word_index
+        hits: set[str] = set()
+        for w in words:
+            hits.update(index.get(w, ()))
+        return sorted(hits)
+
+    @cached_property
+    def _word_index(self) -> dict[str, list[str]]:
+        """Identifier -> files that contain it: built once, then every lookup is a dict access."""
+        index: dict[str, list[str]] = {}
+        word = re.compile(r"[A-Za-z_]\w*")
+        for rel in self.files:
+            text = self.text(rel)
+            if text is None:
+                continue
+            for w in set(word.findall(text)):
+                index.setdefault(w, []).append(rel)
+        return index
+
+
+def open_tree(root: str | None) -> Tree:
+    """ROOT as given, or the pinned SGLang release when ROOT is omitted."""
+    if root is None:
+        return Tree.open(fetch_release())
+    return Tree.open(root)

@@ -1,0 +1,26 @@
+"""The two ways a run can fail on purpose, each with its exit code.
+
+Everything the CLI cannot finish ends in one of these, so that the user sees one
+line and an exit code, never a traceback.
+"""
+
+EXIT_OK = 0
+EXIT_CHANGES = 1  # --check: the tree still needs the refactor (ruff/black style)
+EXIT_USAGE = 2  # bad usage or bad input
+EXIT_UNSAFE = 3  # refused: the analysis or the checks of the patch said no
+
+
+class DecoupleError(Exception):
+    exit_code = EXIT_USAGE
+
+
+class UsageError(DecoupleError):
+    """Bad arguments or input: exit 2."""
+
+    exit_code = EXIT_USAGE
+
+
+class UnsafeError(DecoupleError):
+    """The tool refuses to emit a patch: exit 3."""
+
+    exit_code = EXIT_UNSAFE

@@ -1,0 +1,318 @@
+"""Per-statement facts about ``self`` and local names: what a statement reads, writes, calls.
+
+Shared by the usage analysis (which reads) and the slicer (which keeps or drops
+statements), so that both agree on what a statement touches.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from .index import dotted_name
+
+# Calls that neither mutate their arguments nor touch global state.
+PURE_CALLS = {
+    "len", "isinstance", "issubclass", "getattr", "hasattr", "int", "float", "str", "bool", "tuple",
+    "list", "dict", "set", "frozenset", "min", "max", "sum", "any", "all", "abs", "range", "enumerate",
+    "zip", "sorted", "reversed", "type", "id", "repr", "round", "divmod", "callable", "iter", "map", "filter",
+}
+# Method names that mutate their receiver in place.
+MUTATORS = {
+    "append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add", "discard",
+    "sort", "reverse", "popitem", "fill_", "zero_", "copy_", "__setitem__",
+}
+ALLOCATORS = {"empty", "zeros", "ones", "full", "arange", "tensor", "empty_like", "zeros_like", "ones_like", "full_like", "randn", "rand"}
+
+
+@dataclass
+class Facts:
+    reads_attrs: set[str] = field(default_factory=set)  # self.X loaded (incl. receivers of calls)
+    writes_attrs: set[str] = field(default_factory=set)  # self.X = ... (kills)
+    mutates_attrs: set[str] = field(default_factory=set)  # self.X[...] = / self.X.append(...)
+    calls_methods: set[str] = field(default_factory=set)  # self.m(...)
+    reads_locals: set[str] = field(default_factory=set)
+    writes_locals: set[str] = field(default_factory=set)
+    mutates_locals: set[str] = field(default_factory=set)
+    calls: list[ast.Call] = field(default_factory=list)
+    dynamic: list[tuple[int, str]] = field(default_factory=list)  # (line, what) undecidable uses of self
+    super_calls: list[tuple[int, str]] = field(default_factory=list)  # (line, method)
+    external_writes: list[tuple[int, str]] = field(default_factory=list)  # writes to non-self, non-local state
+
+
+def self_attr(node: ast.AST, selfname: str) -> str | None:
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == selfname:
+        return node.attr
+    return None
+
+
+def _root(node: ast.AST) -> ast.AST:
+    """The innermost receiver of a chain: self.x[0].y -> self.x (or the Name)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        inner = node.value
+        if isinstance(inner, ast.Name):
+            return node if isinstance(node, ast.Attribute) else inner
+        node = inner
+    return node
+
+
+def _chain_base(node: ast.AST, selfname: str) -> tuple[str, str] | None:
+    """('A', attr) when a chain is rooted at self.attr, ('L', name) when at a local name."""
+    cur = node
+    while isinstance(cur, (ast.Attribute, ast.Subscript)):
+        if isinstance(cur, ast.Attribute) and self_attr(cur, selfname):
+            return ("A", cur.attr)
+        cur = cur.value
+    if isinstance(cur, ast.Name):
+        return ("L", cur.id) if cur.id != selfname else None
+    return None
+
+
+def is_super_call(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+
+
+def collect(node: ast.AST, selfname: str | None, locals_: set[str] | None = None) -> Facts:
+    """Facts of one statement or expression (nested functions and lambdas included)."""
+    f = Facts()
+    c = _Collector(f, selfname, locals_)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        # The function's own first parameter *is* self: visit the body, not a nested scope.
+        for stmt in node.body:
+            c.visit(stmt)
+    else:
+        c.visit(node)
+    return f
+
+
+class _Collector(ast.NodeVisitor):
+    def __init__(self, facts: Facts, selfname: str | None, locals_: set[str] | None):
+        self.f = facts
+        self.selfname = selfname
+        self.locals = locals_  # names local to the enclosing function, when known
+        self.shadow = 0  # >0 inside a nested scope that rebinds self
+
+    # -- stores -------------------------------------------------------------
+    def _store(self, tgt: ast.AST, kill: bool = True):
+        if isinstance(tgt, (ast.Tuple, ast.List)):
+            for e in tgt.elts:
+                self._store(e, kill)
+            return
+        if isinstance(tgt, ast.Starred):
+            self._store(tgt.value, kill)
+            return
+        if isinstance(tgt, ast.Name):
+            (self.f.writes_locals if kill else self.f.mutates_locals).add(tgt.id)
+            return
+        attr = self_attr(tgt, self.selfname) if self.selfname and not self.shadow else None
+        if attr is not None:
+            (self.f.writes_attrs if kill else self.f.mutates_attrs).add(attr)
+            return
+        # Subscript or attribute store on something: a mutation of its base.
+        base = _chain_base(tgt, self.selfname) if self.selfname and not self.shadow else _chain_base(tgt, "\0")
+        if base is None:
+            self.f.external_writes.append((tgt.lineno, ast.unparse(tgt)))
+        elif base[0] == "A":
+            self.f.mutates_attrs.add(base[1])
+        elif self.locals is not None and base[1] not in self.locals:
+            self.f.external_writes.append((tgt.lineno, ast.unparse(tgt)))
+        else:
+            self.f.mutates_locals.add(base[1])
+        # The receiver expression itself is evaluated (read).
+        if isinstance(tgt, (ast.Attribute, ast.Subscript)):
+            self.visit(tgt.value)
+            if isinstance(tgt, ast.Subscript):
+                self.visit(tgt.slice)
+
+    def visit_Assign(self, node):
+        self.visit(node.value)
+        for t in node.targets:
+            self._store(t)
+
+    def visit_AnnAssign(self, node):
+        if node.value is not None:
+            self.visit(node.value)
+            self._store(node.target)
+
+    def visit_AugAssign(self, node):
+        self.visit(node.value)
+        # x += 1 reads x first.
+        self.visit(ast.fix_missing_locations(ast.copy_location(_as_load(node.target), node.target)))
+        self._store(node.target)
+
+    def visit_NamedExpr(self, node):
+        self.visit(node.value)
+        self._store(node.target)
+
+    def visit_For(self, node):
+        self.visit(node.iter)
+        self._store(node.target)
+        for s in node.body + node.orelse:
+            self.visit(s)
+
+    visit_AsyncFor = visit_For
+
+    def visit_withitem(self, node):
+        self.visit(node.context_expr)
+        if node.optional_vars is not None:
+            self._store(node.optional_vars)
+
+    def visit_Delete(self, node):
+        for t in node.targets:
+            self._store(t, kill=False)
+
+    def visit_Global(self, node):
+        for n in node.names:
+            self.f.external_writes.append((node.lineno, f"global {n}"))
+
+    visit_Nonlocal = visit_Global
+
+    def visit_Import(self, node):
+        for a in node.names:
+            self.f.writes_locals.add((a.asname or a.name).split(".")[0])
+
+    def visit_ImportFrom(self, node):
+        for a in node.names:
+            self.f.writes_locals.add(a.asname or a.name)
+
+    def visit_comprehension(self, node):
+        self.visit(node.iter)
+        for c in node.ifs:
+            self.visit(c)
+        # Comprehension variables are local to the comprehension: not function locals.
+
+    def _scoped(self, node, params: list[str], body):
+        rebinds = self.selfname in params
+        if rebinds:
+            self.shadow += 1
+        for d in getattr(node, "decorator_list", []):
+            self.visit(d)
+        for b in body if isinstance(body, list) else [body]:
+            self.visit(b)
+        if rebinds:
+            self.shadow -= 1
+
+    def visit_FunctionDef(self, node):
+        a = node.args
+        params = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs] + [x.arg for x in (a.vararg, a.kwarg) if x]
+        for dflt in a.defaults + [d for d in a.kw_defaults if d is not None]:
+            self.visit(dflt)
+        self.f.writes_locals.add(node.name)
+        self._scoped(node, params, node.body)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node):
+        a = node.args
+        params = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs]
+        self._scoped(node, params, node.body)
+
+    def visit_ListComp(self, node):
+        for g in node.generators:
+            self.visit(g)
+        self.visit(node.elt)
+
+    visit_SetComp = visit_GeneratorExp = visit_ListComp
+
+    def visit_DictComp(self, node):
+        for g in node.generators:
+            self.visit(g)
+        self.visit(node.key)
+        self.visit(node.value)
+
+    # -- loads --------------------------------------------------------------
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load) and node.id != self.selfname:
+            self.f.reads_locals.add(node.id)
+        elif isinstance(node.ctx, ast.Load) and node.id == self.selfname and self.shadow:
+            pass
+
+    def visit_Attribute(self, node):
+        attr = self_attr(node, self.selfname) if self.selfname and not self.shadow else None
+        if attr is not None:
+            if attr == "__dict__":
+                self.f.dynamic.append((node.lineno, f"{self.selfname}.__dict__"))
+            elif isinstance(node.ctx, ast.Load):
+                self.f.reads_attrs.add(attr)
+            return
+        self.generic_visit(node)
+
+    def visit_Call(self, node):
+        self.f.calls.append(node)
+        func = node.func
+        sn = self.selfname if not self.shadow else None
+        if sn:
+            attr = self_attr(func, sn)
+            if attr is not None:
+                self.f.calls_methods.add(attr)
+            # self.x.append(...) and friends mutate self.x; local.append(...) mutates the local.
+            if isinstance(func, ast.Attribute) and func.attr in MUTATORS:
+                base = _chain_base(func.value, sn)
+                if base and base[0] == "A":
+                    self.f.mutates_attrs.add(base[1])
+                elif base:
+                    self.f.mutates_locals.add(base[1])
+            if isinstance(func, ast.Attribute) and is_super_call(func.value):
+                self.f.super_calls.append((node.lineno, func.attr))
+            name = dotted_name(func)
+            if name in ("getattr", "hasattr", "setattr", "delattr") and node.args:
+                if isinstance(node.args[0], ast.Name) and node.args[0].id == sn:
+                    lit = node.args[1] if len(node.args) > 1 else None
+                    if isinstance(lit, ast.Constant) and isinstance(lit.value, str):
+                        (self.f.writes_attrs if name == "setattr" else self.f.reads_attrs).add(lit.value)
+                    else:
+                        self.f.dynamic.append((node.lineno, f"{name}({sn}, <computed name>)"))
+            if name == "vars" and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == sn:
+                self.f.dynamic.append((node.lineno, f"vars({sn})"))
+        self.generic_visit(node)
+
+
+def _as_load(node: ast.AST) -> ast.AST:
+    if isinstance(node, ast.Name):
+        return ast.Name(id=node.id, ctx=ast.Load())
+    if isinstance(node, ast.Attribute):
+        return ast.Attribute(value=node.value, attr=node.attr, ctx=ast.Load())
+    if isinstance(node, ast.Subscript):
+        return ast.Subscript(value=node.value, slice=node.slice, ctx=ast.Load())
+    return node
+
+
+def side_effect_kind(stmt: ast.stmt, facts: Facts) -> str | None:
+    """Why dropping this statement could change more than the attributes it defines.
+
+    Returns None for statements whose only effect is defining names.
+    """
+    if isinstance(stmt, ast.Raise):
+        return "raises (a validation the decoupled class would skip)"
+    if isinstance(stmt, ast.Assert):
+        return "assertion (a validation the decoupled class would skip)"
+    if facts.external_writes:
+        return "writes state outside the instance: " + facts.external_writes[0][1]
+    for call in facts.calls:
+        name = dotted_name(call.func) or ""
+        last = name.rsplit(".", 1)[-1]
+        if isinstance(call.func, ast.Attribute) and is_super_call(call.func.value):
+            continue
+        if "environ" in name or last in ("set", "register", "putenv") or last.startswith("register"):
+            return f"global state write or registration: {name}()"
+        if last in ALLOCATORS or "alloc" in last or last == "get_buffer":
+            return f"allocation: {name}()"
+    for call in facts.calls:
+        name = dotted_name(call.func) or ""
+        last = name.rsplit(".", 1)[-1]
+        if last[:1].isupper():
+            return f"constructs {last}"
+        if isinstance(stmt, ast.Expr) and name and last not in PURE_CALLS and not _mutates_only_self(call):
+            return f"call with possible side effects: {name}()"
+    return None
+
+
+def _mutates_only_self(call: ast.Call) -> bool:
+    """self.x.append(...) and friends: the instance's own state, not an outside effect."""
+    f = call.func
+    if not (isinstance(f, ast.Attribute) and f.attr in MUTATORS):
+        return False
+    cur = f.value
+    while isinstance(cur, (ast.Attribute, ast.Subscript)):
+        cur = cur.value
+    return isinstance(cur, ast.Name) and cur.id == "self"

@@ -1,0 +1,423 @@
+"""A class index of the tree: classes, their resolved bases, and their members.
+
+Files are parsed with the standard ``ast`` module (reading is all this stage does;
+libcst is kept for the files that get rewritten), and only on demand: callers
+find candidate files with a text prefilter first.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from .discover import Tree
+from .errors import UsageError
+
+MEMBER_KINDS = ("instance_attribute", "method", "property", "class_attribute")
+
+
+@dataclass
+class Member:
+    name: str
+    kind: str  # one of MEMBER_KINDS
+    line: int
+    node: ast.AST | None = None
+    # For instance attributes: the methods that assign it, with lines.
+    assigned_in: list[tuple[str, int]] = field(default_factory=list)
+    # staticmethod / classmethod / property are all "method"-like for dispatch.
+    decorators: tuple[str, ...] = ()
+
+
+@dataclass
+class ClassInfo:
+    name: str
+    module: "ModuleInfo"
+    node: ast.ClassDef
+    bases: list[str]  # qualified names where resolvable, else the dotted source text
+    conditional: bool = False  # defined under if/try at module level
+
+    @property
+    def qualname(self) -> str:
+        return f"{self.module.name}.{self.name}"
+
+    @property
+    def cli_name(self) -> str:
+        return f"{self.module.name}:{self.name}"
+
+    @property
+    def file(self) -> str:
+        return self.module.rel
+
+    @property
+    def line(self) -> int:
+        return self.node.lineno
+
+    @cached_property
+    def methods(self) -> dict[str, ast.FunctionDef]:
+        return {
+            n.name: n
+            for n in self.node.body
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        }
+
+    @cached_property
+    def members(self) -> dict[str, Member]:
+        """Methods, properties, class attributes and instance attributes (self.X = ...)."""
+        out: dict[str, Member] = {}
+        for stmt in self.node.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                decos = tuple(decorator_name(d) for d in stmt.decorator_list)
+                if stmt.name in out and out[stmt.name].kind == "property":
+                    continue  # @x.setter / @x.deleter belong to the property
+                kind = "property" if any(d == "property" or d.endswith(".setter") or d.endswith("cached_property") for d in decos) else "method"
+                out[stmt.name] = Member(stmt.name, kind, stmt.lineno, stmt, decorators=decos)
+            elif isinstance(stmt, ast.Assign):
+                for tgt in stmt.targets:
+                    for name in _target_names(tgt):
+                        out.setdefault(name, Member(name, "class_attribute", stmt.lineno, stmt))
+            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+                out.setdefault(stmt.target.id, Member(stmt.target.id, "class_attribute", stmt.lineno, stmt))
+        for mname, fn in self.methods.items():
+            selfname = first_param(fn)
+            if selfname is None or _is_static(fn):
+                continue
+            for node in ast.walk(fn):
+                for tgt in _assign_targets(node):
+                    for attr_node in _self_attr_targets(tgt, selfname):
+                        name = attr_node.attr
+                        m = out.get(name)
+                        if m is None:
+                            m = out[name] = Member(name, "instance_attribute", attr_node.lineno)
+                        if m.kind == "instance_attribute":
+                            m.assigned_in.append((mname, attr_node.lineno))
+        return out
+
+    @cached_property
+    def declared_only(self) -> dict[str, ast.AnnAssign]:
+        """Class-level annotations without a value (declarations, not members)."""
+        return {
+            s.target.id: s
+            for s in self.node.body
+            if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.value is None
+        }
+
+
+@dataclass
+class ModuleInfo:
+    name: str
+    rel: str
+    tree: ast.Module
+    text: str
+    is_package: bool
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
+    @cached_property
+    def imports(self) -> dict[str, str]:
+        """Local name -> qualified name, for every import in the module.
+
+        Module-level imports (TYPE_CHECKING and try blocks included) win over the
+        ones inside functions, which are added only where the name is free.
+        """
+        top: dict[str, str] = {}
+        inner: dict[str, str] = {}
+        for node in ast.walk(self.tree):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            target = top if node in self._module_level_imports else inner
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        target.setdefault(alias.asname, alias.name)
+                    else:
+                        head = alias.name.split(".")[0]
+                        target.setdefault(head, head)
+            else:
+                base = resolve_relative(self.name, self.is_package, node.module, node.level)
+                for alias in node.names:
+                    if alias.name == "*":
+                        continue
+                    target.setdefault(alias.asname or alias.name, f"{base}.{alias.name}" if base else alias.name)
+        for k, v in inner.items():
+            top.setdefault(k, v)
+        return top
+
+    @cached_property
+    def _module_level_imports(self) -> set:
+        out = set()
+
+        def visit(stmts):
+            for s in stmts:
+                if isinstance(s, (ast.Import, ast.ImportFrom)):
+                    out.add(s)
+                elif isinstance(s, (ast.If, ast.Try, ast.With)) or type(s).__name__ == "TryStar":
+                    for block in _blocks(s):
+                        visit(block)
+
+        visit(self.tree.body)
+        return out
+
+    @cached_property
+    def classes(self) -> dict[str, ClassInfo]:
+        out: dict[str, ClassInfo] = {}
+
+        def visit(stmts, conditional):
+            for s in stmts:
+                if isinstance(s, ast.ClassDef):
+                    bases = [self.qualify(b) for b in s.bases]
+                    out.setdefault(s.name, ClassInfo(s.name, self, s, bases, conditional))
+                elif isinstance(s, (ast.If, ast.Try, ast.With)) or type(s).__name__ == "TryStar":
+                    for block in _blocks(s):
+                        visit(block, True)
+
+        visit(self.tree.body, False)
+        return out
+
+    def qualify(self, expr: ast.AST) -> str:
+        """The qualified name an expression refers to, through imports and local classes."""
+        dotted = dotted_name(expr)
+        if dotted is None:
+            return ast.unparse(expr)
+        head, _, rest = dotted.partition(".")
+        if head in self.imports:
+            q = self.imports[head]
+        elif head in self.classes_names:
+            q = f"{self.name}.{head}"
+        elif head in _BUILTIN_NAMES:
+            q = f"builtins.{head}"
+        else:
+            q = head
+        return f"{q}.{rest}" if rest else q
+
+    @cached_property
+    def classes_names(self) -> set[str]:
+        return {n.name for n in ast.walk(self.tree) if isinstance(n, ast.ClassDef)}
+
+    def source(self, node: ast.AST) -> str:
+        return self.lines[node.lineno - 1].strip() if getattr(node, "lineno", None) else ""
+
+
+_BUILTIN_NAMES = {"object", "Exception", "BaseException", "ValueError", "dict", "list", "tuple", "set", "int", "str", "type"}
+
+
+class Index:
+    """Parses modules of a Tree on demand and answers class queries."""
+
+    def __init__(self, tree: Tree):
+        self.tree = tree
+        self._modules: dict[str, ModuleInfo | None] = {}
+        self.syntax_errors: dict[str, str] = {}
+
+    def module(self, rel: str) -> ModuleInfo | None:
+        if rel not in self._modules:
+            self._modules[rel] = self._parse(rel)
+        return self._modules[rel]
+
+    def _parse(self, rel: str) -> ModuleInfo | None:
+        text = self.tree.text(rel)
+        if text is None:
+            return None
+        try:
+            tree = ast.parse(text, filename=rel)
+        except (SyntaxError, ValueError) as exc:
+            self.syntax_errors[rel] = f"line {getattr(exc, 'lineno', '?')}: {getattr(exc, 'msg', exc)}"
+            return None
+        return ModuleInfo(self.tree.module_name(rel), rel, tree, text, self.tree.is_package(rel))
+
+    def module_by_name(self, name: str) -> ModuleInfo | None:
+        rel = self.tree.modules.get(name)
+        return self.module(rel) if rel else None
+
+    def find_class_by_name(self, name: str) -> list[ClassInfo]:
+        rx = re.compile(rf"^\s*class\s+{re.escape(name)}\b", re.M)
+        out = []
+        for rel in self.tree.grep(rx, words=(name,)):
+            mod = self.module(rel)
+            if mod and name in mod.classes:
+                out.append(mod.classes[name])
+        return out
+
+    def resolve_class(self, qualname: str, _seen=None) -> ClassInfo | None:
+        """A class by qualified name, following re-exports (``from .x import Y`` in a package)."""
+        seen = _seen or set()
+        if qualname in seen:
+            return None
+        seen.add(qualname)
+        modname, _, clsname = qualname.rpartition(".")
+        if not modname:
+            return None
+        mod = self.module_by_name(modname)
+        if mod is None:
+            return None
+        if clsname in mod.classes:
+            return mod.classes[clsname]
+        if clsname in mod.imports:
+            return self.resolve_class(mod.imports[clsname], seen)
+        return None
+
+    def lookup(self, spec: str) -> ClassInfo:
+        """``Name`` or ``package.module:Name``; exit 2 on none or several."""
+        if ":" in spec:
+            modname, _, clsname = spec.partition(":")
+            mod = self.module_by_name(modname)
+            if mod is None:
+                raise UsageError(f"module {modname} not found under {self.tree.root}")
+            cls = mod.classes.get(clsname) or self.resolve_class(f"{modname}.{clsname}")
+            if cls is None:
+                raise UsageError(f"class {clsname} not found in module {modname}")
+            return cls
+        if not re.fullmatch(r"[A-Za-z_]\w*", spec):
+            raise UsageError(f"--class/--parent takes Name or package.module:Name, got {spec!r}")
+        found = self.find_class_by_name(spec)
+        if not found:
+            raise UsageError(f"class {spec} not found under {self.tree.root}")
+        if len(found) > 1:
+            names = ", ".join(c.cli_name for c in found)
+            raise UsageError(f"class name {spec} is ambiguous; use one of: {names}")
+        return found[0]
+
+    def subclasses(self, parent: ClassInfo) -> list[ClassInfo]:
+        """Direct subclasses of a class anywhere in the tree (text prefilter on its name)."""
+        out = []
+        for rel in self.tree.grep(re.compile(rf"\b{re.escape(parent.name)}\b"), words=(parent.name,)):
+            mod = self.module(rel)
+            if mod is None:
+                continue
+            for cls in mod.classes.values():
+                if cls is parent:
+                    continue
+                if any(self._same_class(b, parent) for b in cls.bases):
+                    out.append(cls)
+        return sorted(out, key=lambda c: (c.file, c.line))
+
+    def subclasses_deep(self, cls: ClassInfo) -> list[ClassInfo]:
+        out, todo = [], [cls]
+        while todo:
+            for sub in self.subclasses(todo.pop()):
+                if sub not in out:
+                    out.append(sub)
+                    todo.append(sub)
+        return out
+
+    def _same_class(self, qual: str, cls: ClassInfo) -> bool:
+        if qual == cls.qualname:
+            return True
+        return self.resolve_class(qual) is cls
+
+    def ancestors(self, cls: ClassInfo) -> list[str]:
+        """Qualified names of every ancestor reachable in the tree (outside ones included by name)."""
+        out: list[str] = []
+        stack = list(cls.bases)
+        while stack:
+            q = stack.pop(0)
+            if q in out:
+                continue
+            out.append(q)
+            c = self.resolve_class(q)
+            if c is not None:
+                if c.qualname != q and c.qualname not in out:
+                    out.append(c.qualname)
+                stack.extend(c.bases)
+        return out
+
+
+# ---- small AST helpers shared by the analysis -------------------------------------------
+
+
+def dotted_name(expr: ast.AST) -> str | None:
+    parts = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if isinstance(expr, ast.Name):
+        parts.append(expr.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def decorator_name(expr: ast.AST) -> str:
+    if isinstance(expr, ast.Call):
+        expr = expr.func
+    return dotted_name(expr) or ast.unparse(expr)
+
+
+def first_param(fn: ast.FunctionDef) -> str | None:
+    args = fn.args.posonlyargs + fn.args.args
+    return args[0].arg if args else None
+
+
+def _is_static(fn: ast.FunctionDef) -> bool:
+    return any(decorator_name(d) == "staticmethod" for d in fn.decorator_list)
+
+
+def is_static(fn: ast.FunctionDef) -> bool:
+    return _is_static(fn)
+
+
+def is_classmethod(fn: ast.FunctionDef) -> bool:
+    return any(decorator_name(d) == "classmethod" for d in fn.decorator_list)
+
+
+def _assign_targets(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, ast.Assign):
+        return list(node.targets)
+    if isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+        return [node.target]
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        return [node.target]
+    if isinstance(node, ast.withitem) and node.optional_vars is not None:
+        return [node.optional_vars]
+    if isinstance(node, ast.NamedExpr):
+        return [node.target]
+    return []
+
+
+def _self_attr_targets(tgt: ast.AST, selfname: str) -> list[ast.Attribute]:
+    if isinstance(tgt, ast.Attribute) and isinstance(tgt.value, ast.Name) and tgt.value.id == selfname:
+        return [tgt]
+    if isinstance(tgt, (ast.Tuple, ast.List)):
+        return [a for e in tgt.elts for a in _self_attr_targets(e, selfname)]
+    if isinstance(tgt, ast.Starred):
+        return _self_attr_targets(tgt.value, selfname)
+    return []
+
+
+def self_attr_targets(tgt: ast.AST, selfname: str) -> list[ast.Attribute]:
+    return _self_attr_targets(tgt, selfname)
+
+
+def _target_names(tgt: ast.AST) -> list[str]:
+    if isinstance(tgt, ast.Name):
+        return [tgt.id]
+    if isinstance(tgt, (ast.Tuple, ast.List)):
+        return [n for e in tgt.elts for n in _target_names(e)]
+    return []
+
+
+def _blocks(stmt: ast.AST) -> list[list[ast.stmt]]:
+    out = []
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(stmt, name, None)
+        if block:
+            out.append(block)
+    for h in getattr(stmt, "handlers", []) or []:
+        out.append(h.body)
+    return out
+
+
+def resolve_relative(modname: str, is_package: bool, target: str | None, level: int) -> str:
+    if level == 0:
+        return target or ""
+    parts = modname.split(".")
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)] if level - 1 <= len(parts) else []
+    base = ".".join(parts)
+    if target:
+        return f"{base}.{target}" if base else target
+    return base

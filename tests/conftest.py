@@ -1,0 +1,37 @@
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "fixtures"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true", help="run the long property-based and release-matrix tests")
+
+
+def run_cli(*args, cwd=None, env=None):
+    """Run the console entry point in a fresh interpreter: exit code, stdout, stderr."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    full_env.pop("DECOUPLE_DEBUG", None)
+    proc = subprocess.run([sys.executable, "-m", "codemod", *map(str, args)], capture_output=True, text=True, cwd=cwd, env=full_env)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.fixture
+def cli():
+    return run_cli
+
+
+@pytest.fixture
+def load_report():
+    def load(out_dir):
+        return json.loads((Path(out_dir) / "report.json").read_text())
+
+    return load

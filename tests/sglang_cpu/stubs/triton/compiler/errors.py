@@ -1,0 +1,5 @@
+"""Stand-in for ``triton.compiler.errors``."""
+
+
+class CompilationError(Exception):
+    pass

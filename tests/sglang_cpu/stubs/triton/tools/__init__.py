@@ -1,0 +1,3 @@
+"""Stand-in for ``triton.tools``."""
+
+from . import disasm, tensor_descriptor  # noqa: F401

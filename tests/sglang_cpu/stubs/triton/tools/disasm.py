@@ -1,0 +1,7 @@
+"""Stand-in for ``triton.tools.disasm``."""
+
+from .._placeholder import unavailable
+
+
+def extract(*args, **kwargs):
+    unavailable("triton.tools.disasm.extract")
