@@ -106,6 +106,7 @@ class ClassAnalysis:
     super_init_call: ast.Call | None = None
     child_end_state: set[str] = field(default_factory=set)
     fusions: list[Fusion] = field(default_factory=list)
+    read_through: dict = field(default_factory=dict)  # position -> (new value, its source)
     skipped_files: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -430,10 +431,13 @@ class Analyzer:
         keep_super = a.base not in ("builtins.object", "object")
         a.fusions = self._fusions(a, init, sn) if a.super_init_stmt is not None else []
         skip = {pos(f.parent_loop) for f in a.fusions}
-        res = Slicer(init, sn, consts=a.init_consts, foreign_classes=foreign, keep_super=keep_super, skip=skip).run(needed)
-        if a.fusions and any(_reads_after(init, f.parent_loop, f.attr, res, sn) for f in a.fusions):
-            a.fusions = []
+        a.read_through = self._read_through(a, init, sn) if a.fusions else {}
+        res = Slicer(init, sn, consts=a.init_consts, foreign_classes=foreign, keep_super=keep_super, skip=skip,
+                     replace={p: v for p, (v, _) in a.read_through.items()}).run(needed)
+        if a.fusions and any(_reads_after(init, f.parent_loop, f.attr, res, sn, a.read_through) for f in a.fusions):
+            a.fusions, a.read_through = [], {}
             res = Slicer(init, sn, consts=a.init_consts, foreign_classes=foreign, keep_super=keep_super).run(needed)
+        a.read_through = {p: v for p, v in a.read_through.items() if p in res.kept}
         a.init_slice = res
         for f in a.fusions:
             res.fusions.append(f)
@@ -471,6 +475,59 @@ class Analyzer:
                                              f"builds elements of self.{f.attr} that {a.cls.name} overwrites at line {f.child_store.lineno} before any read"))
         for line, what in res.dynamic:
             a.unsafe.append(Hazard(owner.file, line, f"{what} in kept part of {owner.name}.__init__"))
+
+    def _read_through(self, a: ClassAnalysis, pinit: ast.FunctionDef, psn: str) -> dict:
+        """``self.X = self.L[k].Y`` after a fused loop: read Y from what the dropped element's
+        constructor assigns it (``self.Y = expr`` of its parameters), not through the element.
+
+        Returns {position of the statement: (new value as ast, source text)}.
+        """
+        out = {}
+        pmod = a.parent.module
+        for f in a.fusions:
+            elem = f.parent_loop.body[0].value.args[0]
+            if not isinstance(elem, ast.Call):
+                continue
+            k = self.index.resolve_class(pmod.qualify(elem.func))
+            kinit = k.methods.get("__init__") if k is not None else None
+            if kinit is None:
+                continue
+            ksn = first_param(kinit)
+            params = [p.arg for p in kinit.args.posonlyargs + kinit.args.args][1:]
+            bound = dict(zip(params, elem.args))
+            bound.update({kw.arg: kw.value for kw in elem.keywords if kw.arg})
+            after = False
+            for stmt in pinit.body:
+                if stmt is f.parent_loop:
+                    after = True
+                    continue
+                if not after or not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+                    continue
+                v = stmt.value
+                if not (isinstance(v, ast.Attribute) and isinstance(v.value, ast.Subscript)
+                        and isinstance(v.value.value, ast.Attribute) and v.value.value.attr == f.attr
+                        and isinstance(v.value.value.value, ast.Name) and v.value.value.value.id == psn
+                        and isinstance(v.value.slice, ast.Constant)):
+                    continue
+                expr = _constructor_value(kinit, ksn, v.attr)
+                if expr is None:
+                    continue
+                mapping = {}
+                for name in {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}:
+                    arg = bound.get(name)
+                    if not (isinstance(arg, ast.Name) and not _rebound(pinit, arg.id)) and not isinstance(arg, ast.Constant):
+                        mapping = None
+                        break
+                    mapping[name] = ast.unparse(arg)
+                if mapping is None:
+                    continue
+                new = _substitute(expr, mapping)
+                out[pos(stmt)] = (new, ast.unparse(new))
+                a.hazards.append(Hazard(pmod.rel, stmt.lineno,
+                    f"self.{stmt.targets[0].attr} now reads `{ast.unparse(new)}`, the value {k.name}.__init__ gives "
+                    f"`{v.attr}` ({k.file}:{expr.lineno}), instead of reading it through the dropped self.{f.attr}[{v.value.slice.value}]",
+                    changes_meaning=False))
+        return out
 
     def _fusions(self, a: ClassAnalysis, pinit: ast.FunctionDef, psn: str) -> list[Fusion]:
         """Parent loops ``for i in range(n): self.L.append(E)`` whose every element C overwrites."""
@@ -741,11 +798,48 @@ def _has_jump(s: ast.stmt) -> bool:
     return any(isinstance(n, (ast.Break, ast.Continue, ast.Return, ast.Raise)) for n in ast.walk(s))
 
 
-def _reads_after(init: ast.FunctionDef, loop: ast.For, attr: str, res: SliceResult, sn: str) -> bool:
+def _constructor_value(kinit: ast.FunctionDef, ksn: str, attr: str) -> ast.AST | None:
+    """The expression ``__init__`` assigns to ``self.attr`` once, unconditionally, from its
+    parameters alone (no calls, no other self reads); None if there is no such single assignment."""
+    top = [s for s in kinit.body if isinstance(s, ast.Assign) and len(s.targets) == 1
+           and isinstance(s.targets[0], ast.Attribute) and s.targets[0].attr == attr
+           and isinstance(s.targets[0].value, ast.Name) and s.targets[0].value.id == ksn]
+    writes = [n for n in ast.walk(kinit) if isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Store)]
+    if len(top) != 1 or len(writes) != 1:
+        return None
+    value = top[0].value
+    params = {p.arg for p in kinit.args.posonlyargs + kinit.args.args + kinit.args.kwonlyargs} - {ksn}
+    for n in ast.walk(value):
+        if isinstance(n, (ast.Call, ast.Subscript, ast.Lambda, ast.NamedExpr)):
+            return None
+        if isinstance(n, ast.Name) and (n.id not in params or _rebound(kinit, n.id)):
+            return None
+    return value
+
+
+def _rebound(fn: ast.FunctionDef, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(fn))
+
+
+def _substitute(expr: ast.AST, mapping: dict[str, str]) -> ast.AST:
+    class Sub(ast.NodeTransformer):
+        def visit_Name(self, node):
+            if node.id in mapping:
+                return ast.copy_location(ast.parse(mapping[node.id], mode="eval").body, node)
+            return node
+
+    import copy
+
+    return ast.fix_missing_locations(Sub().visit(copy.deepcopy(expr)))
+
+
+def _reads_after(init: ast.FunctionDef, loop: ast.For, attr: str, res: SliceResult, sn: str, replaced: dict) -> bool:
     after = False
     for s in init.body:
         if s is loop:
             after = True
+            continue
+        if pos(s) in replaced:
             continue
         if after and pos(s) in res.kept:
             f = collect(s, sn)

@@ -115,10 +115,10 @@ def _unpack_python_files(archive: Path, dest: Path) -> None:
                     out.write_bytes(tf.extractfile(member).read())
 
 
-def decode_source(data: bytes) -> str:
-    """Decode Python source the way the interpreter does (PEP 263 cookie, BOM)."""
+def decode_source(data: bytes) -> tuple[str, str]:
+    """Decode Python source the way the interpreter does (PEP 263 cookie, BOM): (text, encoding)."""
     encoding, _ = tokenize.detect_encoding(BytesIO(data).readline)
-    return data.decode(encoding)
+    return data.decode(encoding), encoding
 
 
 @dataclass
@@ -127,6 +127,7 @@ class Tree:
 
     root: Path
     _texts: dict = field(default_factory=dict, repr=False)
+    encodings: dict = field(default_factory=dict, repr=False)
     unreadable: dict = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -192,7 +193,7 @@ class Tree:
             return self._texts[rel]
         try:
             data = (self.root / rel).read_bytes()
-            text = decode_source(data)
+            text, self.encodings[rel] = decode_source(data)
         except (OSError, UnicodeDecodeError, SyntaxError, LookupError) as exc:
             self.unreadable[rel] = f"{type(exc).__name__}: {exc}"
             text = None

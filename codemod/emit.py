@@ -25,3 +25,66 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
         except OSError:
             pass
         raise
+
+
+def unified_diff(rel: str, before: str, after: str) -> str:
+    """A git-style unified diff of one file (``a/`` and ``b/`` prefixes), applicable with ``git apply``."""
+    import difflib
+
+    a = before.splitlines(keepends=True)
+    b = after.splitlines(keepends=True)
+    out = [f"diff --git a/{rel} b/{rel}\n"]
+    for line in difflib.unified_diff(a, b, fromfile=f"a/{rel}", tofile=f"b/{rel}", n=3):
+        if not line.endswith(("\n", "\r")):
+            line += "\n\\ No newline at end of file\n"
+        out.append(line)
+    return "".join(out)
+
+
+def git_dirty(root: Path, rels: list[str]) -> list[str]:
+    """Files among ``rels`` with uncommitted changes, when ROOT is inside a git work tree."""
+    import subprocess
+
+    try:
+        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
+    except OSError:
+        return []
+    if top.returncode != 0:
+        return []
+    proc = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", *rels], capture_output=True, text=True)
+    dirty = []
+    for line in proc.stdout.splitlines():
+        path = line[3:].strip()
+        dirty.append(path)
+    return dirty
+
+
+def write_outputs(out_dir: Path, patches, diff_text: str) -> None:
+    """``patch.diff`` and ``files/<rel>``: staged in a temporary folder, then moved into place."""
+    import shutil
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files_dir = out_dir / "files"
+    staging = Path(tempfile.mkdtemp(prefix=".files-", dir=out_dir))
+    try:
+        for p in patches:
+            dest = staging / p.rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(p.after.encode(getattr(p, "encoding", "utf-8")))
+        if files_dir.exists():
+            shutil.rmtree(files_dir)
+        staging.rename(files_dir)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    atomic_write(out_dir / "patch.diff", diff_text.encode())
+
+
+def clear_outputs(out_dir: Path) -> None:
+    """Remove a previous run's patch and files, so a refused run never leaves a stale patch behind."""
+    import shutil
+
+    if (out_dir / "patch.diff").exists():
+        (out_dir / "patch.diff").unlink()
+    if (out_dir / "files").is_dir():
+        shutil.rmtree(out_dir / "files")

@@ -1,4 +1,4 @@
-"""The whole job, in order: select classes, analyse, (rewrite, check), emit."""
+"""The whole job, in order: select classes, analyse, rewrite, check, emit."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ from pathlib import Path
 
 from . import report
 from .analyse import Analyzer, ClassAnalysis
+from .check import check_file
 from .discover import Tree
-from .errors import EXIT_OK, EXIT_UNSAFE, UsageError
+from .emit import atomic_write, clear_outputs, git_dirty, unified_diff, write_outputs
+from .errors import EXIT_CHANGES, EXIT_OK, EXIT_UNSAFE, DecoupleError, UnsafeError, UsageError
 from .index import ClassInfo, Index
 
 
@@ -17,9 +19,7 @@ def select(index: Index, classes: list[str], parent_spec: str | None) -> list[tu
     parent = index.lookup(parent_spec) if parent_spec else None
     out: list[tuple[ClassInfo, ClassInfo | None]] = []
     if classes:
-        for spec in classes:
-            cls = index.lookup(spec)
-            out.append((cls, parent))
+        out = [(index.lookup(spec), parent) for spec in classes]
     else:
         subs = index.subclasses(parent)
         if not subs:
@@ -35,21 +35,88 @@ def select(index: Index, classes: list[str], parent_spec: str | None) -> list[tu
 
 def analyse_all(tree: Tree, classes: list[str], parent: str | None, base: str | None) -> tuple[Index, list[ClassAnalysis]]:
     index = Index(tree)
-    pairs = select(index, classes, parent)
     analyzer = Analyzer(index)
-    analyses = []
-    for cls, p in pairs:
-        analyses.append(analyzer.analyse(cls, p, base))
-    return index, analyses
+    return index, [analyzer.analyse(cls, p, base) for cls, p in select(index, classes, parent)]
+
+
+def build_patches(index: Index, analyses: list[ClassAnalysis]):
+    """Rewrite each module holding a decoupled class; every patched file must pass the checks."""
+    from .rewrite import rewrite_module
+
+    by_module: dict[str, list[ClassAnalysis]] = {}
+    for a in analyses:
+        if a.decision == "decouple":
+            by_module.setdefault(a.cls.file, []).append(a)
+    patches = []
+    for rel, group in sorted(by_module.items()):
+        try:
+            patch = rewrite_module(index, group)
+        except UnsafeError as exc:
+            for a in group:
+                a.decision, a.reason = "unsafe", f"the rewrite was refused: {exc}"
+            continue
+        problem = check_file(patch.before, patch.after, rel)
+        if problem:
+            for a in group:
+                a.decision, a.reason = "unsafe", f"the patched file failed the checks: {problem}"
+            continue
+        patch.encoding = index.tree.encodings.get(rel, "utf-8")
+        patches.append(patch)
+    return patches
 
 
 def run_pipeline(tree: Tree, args, out: Path | None) -> int:
     index, analyses = analyse_all(tree, args.classes, args.parent, args.base)
+    patches = [] if args.analyse_only else build_patches(index, analyses)
+    unsafe = any(a.decision == "unsafe" for a in analyses)
+    if unsafe:
+        patches = []  # all or nothing: never emit half of a refactor
+    extra = {}
+    for p in patches:
+        for name, plan in p.plans.items():
+            extra.setdefault(name, []).extend(plan.inlined)
+        if p.imports_added or p.imports_removed:
+            for name in p.plans:
+                extra.setdefault(name, []).extend(
+                    [f"import added: `{i}`" for i in p.imports_added] + [f"import removed: `{r}`" for r in p.imports_removed]
+                )
     rep = report.build(tree.root, analyses)
-    if out is not None:
-        report.write(out, rep)
+    for c in rep["classes"]:
+        c["inlined"] = extra.get(c["name"], [])
+    if patches:
+        rep["checks"] = [{"file": p.rel, "result": "parses, compiles, no new pyflakes findings"} for p in patches]
+    diff_text = "".join(unified_diff(p.rel, p.before, p.after) for p in patches)
+
     for a in analyses:
         print(f"{a.cls.name}: {a.decision}: {a.reason}", file=sys.stderr)
-    if any(a.decision == "unsafe" for a in analyses):
+
+    if args.check:
+        for a in analyses:
+            if a.decision == "decouple":
+                print(f"{a.cls.file}:{a.cls.line}: {a.cls.name} would be decoupled from {a.parent.name}: {a.reason}")
+        if args.diff:
+            sys.stdout.write(diff_text)
+        if unsafe:
+            return EXIT_UNSAFE
+        return EXIT_CHANGES if any(a.decision == "decouple" for a in analyses) else EXIT_OK
+    if args.diff:
+        sys.stdout.write(diff_text)
+        return EXIT_UNSAFE if unsafe else EXIT_OK
+    if args.write:
+        dirty = git_dirty(tree.root, [p.rel for p in patches])
+        if dirty and not args.force:
+            raise UsageError(f"uncommitted changes in {', '.join(dirty)}; commit them or pass --force")
+        for p in patches:
+            path = tree.root / p.rel
+            atomic_write(path, p.after.encode(p.encoding), mode=path.stat().st_mode & 0o7777)
+    if out is not None:
+        try:
+            clear_outputs(out)
+            if patches:
+                write_outputs(out, patches, diff_text)
+            report.write(out, rep)
+        except OSError as exc:
+            raise UsageError(f"cannot write to {out}: {exc.strerror or exc}") from None
+    if unsafe:
         return EXIT_UNSAFE
     return EXIT_OK

@@ -51,13 +51,14 @@ _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, 
 
 
 class Slicer:
-    def __init__(self, fn: ast.FunctionDef, selfname: str, *, consts: dict[str, object], foreign_classes: set[str], keep_super: bool, skip: set[Pos] = frozenset()):
+    def __init__(self, fn: ast.FunctionDef, selfname: str, *, consts: dict[str, object], foreign_classes: set[str], keep_super: bool, skip: set[Pos] = frozenset(), replace: dict | None = None):
         self.fn = fn
         self.selfname = selfname
         self.consts = consts  # parameter -> literal value bound by the subclass' call
         self.foreign = foreign_classes  # names that ``self.__class__ is X`` is False for
         self.keep_super = keep_super
         self.skip = set(skip)  # statements to drop outright (fused loops)
+        self.replace = replace or {}  # position -> new value of an assignment (read-through)
         self.res = SliceResult()
         args = fn.args
         self.locals = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} | {a.arg for a in (args.vararg, args.kwarg) if a}
@@ -81,6 +82,8 @@ class Slicer:
     def facts(self, node: ast.AST) -> Facts:
         key = id(node)
         if key not in self._facts:
+            if isinstance(node, ast.Assign) and pos(node) in self.replace:
+                node = ast.Assign(targets=node.targets, value=self.replace[pos(node)], lineno=node.lineno, col_offset=node.col_offset)
             self._facts[key] = collect(node, self.selfname, self.locals)
         return self._facts[key]
 

@@ -1,0 +1,263 @@
+"""Imports of a rewritten module: add what the inlined code needs, remove what became unused.
+
+pyflakes says which names the rewritten module now lacks and which imports it
+no longer uses; the edits are made on the libcst tree. (libcst's
+``AddImportsVisitor`` places new imports right after ``__future__`` imports and
+does not merge into an import block that follows a string statement, as
+SGLang's modules have; its remover leaves ``Name)`` behind a dropped alias.
+So the two edits here keep the block's order and black's layout instead.) A name the parent's module imports only under ``TYPE_CHECKING`` is
+added under ``TYPE_CHECKING`` here too. An import that became unused stays when
+the module re-exports it through ``__all__`` or another module of the checkout
+imports it from here.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import libcst as cst
+from .check import findings, names_of
+from .errors import UnsafeError
+from .index import Index, ModuleInfo
+
+
+def type_checking_names(mod: ModuleInfo) -> set[str]:
+    """Names a module imports only inside ``if TYPE_CHECKING:``."""
+    inside, outside = set(), set()
+
+    def visit(stmts, guarded):
+        for s in stmts:
+            if isinstance(s, (ast.Import, ast.ImportFrom)):
+                for a in s.names:
+                    (inside if guarded else outside).add((a.asname or a.name).split(".")[0])
+            elif isinstance(s, ast.If):
+                g = guarded or "TYPE_CHECKING" in ast.unparse(s.test)
+                visit(s.body, g)
+                visit(s.orelse, guarded)
+            elif isinstance(s, (ast.Try, ast.With)):
+                for block in (getattr(s, "body", []), getattr(s, "orelse", []), getattr(s, "finalbody", [])):
+                    visit(block, guarded)
+                for h in getattr(s, "handlers", []):
+                    visit(h.body, guarded)
+
+    visit(mod.tree.body, False)
+    return inside - outside
+
+
+def module_level_defs(mod: ModuleInfo) -> set[str]:
+    out = set()
+    for s in mod.tree.body:
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(s.name)
+        elif isinstance(s, ast.Assign):
+            out |= {t.id for t in s.targets if isinstance(t, ast.Name)}
+        elif isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name):
+            out.add(s.target.id)
+    return out
+
+
+def add_missing(text: str, before: str, filename: str, cmod: ModuleInfo, sources: list[ModuleInfo]) -> tuple[str, list[str]]:
+    """Import, from where the parent's module gets them, the names the new code lacks."""
+    missing = sorted(names_of(findings(text, filename), "UndefinedName") - names_of(findings(before, filename), "UndefinedName"))
+    if not missing:
+        return text, []
+    tree = cst.parse_module(text)
+    added = []
+    for name in missing:
+        spec = None
+        for src in sources:
+            if name in src.imports:
+                q = src.imports[name]
+                module, _, obj = q.rpartition(".")
+                guarded = name in type_checking_names(src)
+                spec = (module, obj, name if obj != name else None, guarded) if module else (q, None, None, guarded)
+                break
+            if name in module_level_defs(src):
+                spec = (src.name, name, None, False)
+                break
+        if spec is None:
+            raise UnsafeError(f"{filename}: the inlined code uses {name!r}, which neither module defines")
+        module, obj, asname, guarded = spec
+        added.append(f"{'from ' + module + ' import ' + obj if obj else 'import ' + module}{' as ' + asname if asname else ''}{' (under TYPE_CHECKING)' if guarded else ''}")
+        tree = add_import(tree, module, obj, asname, type_checking=guarded)
+    return tree.code, added
+
+
+def _code(node) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _import_module(stmt) -> str | None:
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+        imp = stmt.body[0]
+        if isinstance(imp, cst.ImportFrom) and not imp.relative and imp.module is not None:
+            return _code(imp.module)
+        if isinstance(imp, cst.Import):
+            return _code(imp.names[0].name)
+    return None
+
+
+def add_import(tree: cst.Module, module: str, obj: str | None, asname: str | None = None, type_checking: bool = False) -> cst.Module:
+    """Add ``from module import obj`` to the module's import block (merged into an existing
+    ``from module import ...`` when there is one), or under ``if TYPE_CHECKING:``."""
+    if type_checking:
+        return _add_type_checking(tree, [(module, obj, asname)])
+    body = list(tree.body)
+    if obj is not None:
+        for i, stmt in enumerate(body):
+            if _import_module(stmt) == module and isinstance(stmt.body[0], cst.ImportFrom) and not isinstance(stmt.body[0].names, cst.ImportStar):
+                imp = stmt.body[0]
+                names = [a for a in imp.names]
+                if any(_code(a.name) == obj and (a.asname is None) == (asname is None) for a in names):
+                    return tree
+                new_alias = cst.ImportAlias(cst.Name(obj), asname=cst.AsName(cst.Name(asname)) if asname else None)
+                names = _insert_sorted(names, new_alias)
+                body[i] = stmt.with_changes(body=[_format_from(imp, names)])
+                return tree.with_changes(body=body)
+    line = cst.parse_statement(f"from {module} import {obj}{' as ' + asname if asname else ''}" if obj else f"import {module}")
+    idx = [i for i, s in enumerate(body) if _import_module(s) is not None and _import_module(s) != "__future__"]
+    if not idx:
+        fut = [i for i, s in enumerate(body) if _import_module(s) == "__future__"]
+        at = fut[-1] + 1 if fut else 0
+    else:
+        # isort-like: before the first top-level import of the leading block that sorts after it.
+        block = []
+        for i in idx:
+            if block and i != block[-1] + 1:
+                break
+            block.append(i)
+        top = module.split(".")[0]
+        same = [i for i in block if _import_module(body[i]).split(".")[0] == top]
+        if same:
+            at = next((i for i in same if _import_module(body[i]) > module), same[-1] + 1)
+        else:
+            at = block[-1] + 1
+        line = line.with_changes(leading_lines=[])
+    return tree.with_changes(body=body[:at] + [line] + body[at:])
+
+
+def _isort_key(name: str):
+    # isort's order_by_type: CONSTANTS, then Classes, then functions, each case-insensitively.
+    kind = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
+    return (kind, name.casefold())
+
+
+def _insert_sorted(names, alias):
+    keys = [_isort_key(_code(a.name)) for a in names]
+    if keys == sorted(keys):
+        key = _isort_key(_code(alias.name))
+        pos = next((i for i, k in enumerate(keys) if k > key), len(keys))
+        return names[:pos] + [alias] + names[pos:]
+    return names + [alias]
+
+
+def _format_from(imp: cst.ImportFrom, names) -> cst.ImportFrom:
+    """Black's layout: one line when it fits in 88 columns, else one name per line."""
+    names = [n.with_changes(comma=cst.MaybeSentinel.DEFAULT) for n in names]
+    one = imp.with_changes(names=names, lpar=None, rpar=None)
+    if len(_code(one)) <= 88:
+        return one
+    commas = [n.with_changes(comma=cst.Comma(whitespace_after=cst.ParenthesizedWhitespace(
+        first_line=cst.TrailingWhitespace(), empty_lines=[], indent=True,
+        last_line=cst.SimpleWhitespace("    " if i < len(names) - 1 else "")))) for i, n in enumerate(names)]
+    return imp.with_changes(
+        names=commas,
+        lpar=cst.LeftParen(whitespace_after=cst.ParenthesizedWhitespace(first_line=cst.TrailingWhitespace(), empty_lines=[], indent=True, last_line=cst.SimpleWhitespace("    "))),
+        rpar=cst.RightParen(),
+    )
+
+
+def _add_type_checking(tree: cst.Module, specs) -> cst.Module:
+    lines = [
+        cst.parse_statement(f"from {m} import {o}{' as ' + a if a else ''}" if o else f"import {m}")
+        for m, o, a in specs
+    ]
+
+    class Adder(cst.CSTTransformer):
+        done = False
+
+        def leave_If(self, original, updated):
+            if not self.done and _code(original.test).endswith("TYPE_CHECKING"):
+                self.done = True
+                return updated.with_changes(body=updated.body.with_changes(body=list(updated.body.body) + lines))
+            return updated
+
+    adder = Adder()
+    new = tree.visit(adder)
+    if adder.done:
+        return new
+    new = add_import(tree, "typing", "TYPE_CHECKING")
+    block = cst.If(test=cst.Name("TYPE_CHECKING"), body=cst.IndentedBlock(lines), leading_lines=[cst.EmptyLine(indent=False)])
+    body = list(new.body)
+    last = max((i for i, s in enumerate(body) if _import_module(s) is not None), default=-1)
+    return new.with_changes(body=body[: last + 1] + [block] + body[last + 1:])
+
+
+def remove_unused(text: str, before: str, filename: str, cmod: ModuleInfo, index: Index) -> tuple[str, list[str]]:
+    """Remove the imports the rewrite left unused, unless someone else still imports them from here."""
+    unused = sorted(names_of(findings(text, filename), "UnusedImport") - names_of(findings(before, filename), "UnusedImport"))
+    if not unused:
+        return text, []
+    exported = _all_names(cmod)
+    drop = set()
+    for dotted in unused:
+        local = dotted.split(" as ")[-1].split(".")[-1]
+        if local in exported or _imported_elsewhere(index, cmod, local):
+            continue
+        drop.add(local)
+    if not drop:
+        return text, []
+
+    class Remover(cst.CSTTransformer):
+        def leave_SimpleStatementLine(self, original, updated):
+            if len(updated.body) != 1 or not isinstance(updated.body[0], (cst.Import, cst.ImportFrom)):
+                return updated
+            imp = updated.body[0]
+            if isinstance(imp.names, cst.ImportStar):
+                return updated
+            keep = [a for a in imp.names if _local(a) not in drop]
+            if len(keep) == len(imp.names):
+                return updated
+            if not keep:
+                return cst.RemovalSentinel.REMOVE
+            if isinstance(imp, cst.ImportFrom):
+                return updated.with_changes(body=[_format_from(imp, keep)])
+            keep[-1] = keep[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            return updated.with_changes(body=[imp.with_changes(names=keep)])
+
+    tree = cst.parse_module(text).visit(Remover())
+    return tree.code, sorted(drop)
+
+
+def _local(alias: cst.ImportAlias) -> str:
+    if alias.asname is not None:
+        return _code(alias.asname.name)
+    return _code(alias.name).split(".")[0]
+
+
+def _all_names(mod: ModuleInfo) -> set[str]:
+    for s in mod.tree.body:
+        if isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in s.targets):
+            try:
+                return set(ast.literal_eval(s.value))
+            except ValueError:
+                return set()
+    return set()
+
+
+def _imported_elsewhere(index: Index, cmod: ModuleInfo, name: str) -> bool:
+    from .index import resolve_relative
+
+    rx = re.compile(rf"\b{re.escape(name)}\b")
+    for rel in index.tree.grep(rx, words=(name,)):
+        if rel == cmod.rel:
+            continue
+        mod = index.module(rel)
+        if mod is None:
+            continue
+        for node in ast.walk(mod.tree):
+            if isinstance(node, ast.ImportFrom) and any(a.name == name for a in node.names):
+                if resolve_relative(mod.name, mod.is_package, node.module, node.level) == cmod.name:
+                    return True
+    return False
