@@ -168,6 +168,7 @@ class Analyzer:
             a.reason = f"nothing to do: {cls.name} does not inherit {parent.name} (it already inherits {', '.join(b.rsplit('.', 1)[-1] for b in cls.bases) or 'object'})"
             return a
         self._check_parent_dunders(a)
+        self._check_metaclass(a)
         self._analyse_child(a)
         self._closure(a)
         self._external(a)
@@ -209,6 +210,15 @@ class Analyzer:
                 raise UsageError(f"--base {base} is not an ancestor of {parent.name}")
             chain.append(c)
             cur = c
+
+    def _check_metaclass(self, a: ClassAnalysis):
+        own = {k.arg: ast.dump(k.value) for k in a.cls.node.keywords}
+        for c in a.chain:
+            for k in c.node.keywords:
+                if k.arg == "metaclass" and own.get("metaclass") != ast.dump(k.value):
+                    a.hazards.append(Hazard(c.file, c.line, f"{c.name} sets metaclass={ast.unparse(k.value)}, which {a.cls.name} would lose"))
+                if k.arg != "metaclass":
+                    a.unsafe.append(Hazard(c.file, c.line, f"{c.name} passes class keyword {k.arg}= to __init_subclass__"))
 
     def _check_parent_dunders(self, a: ClassAnalysis):
         for c in a.chain:
@@ -428,7 +438,8 @@ class Analyzer:
         }
         a.init_consts = _bind_consts(init, a.super_init_call) if a.super_init_call is not None else {}
         foreign = {c.name for c in a.chain} | {a.base.rsplit(".", 1)[-1]}
-        keep_super = a.base not in ("builtins.object", "object")
+        # P's super().__init__() reaches B, or, with other bases beside P, the next class in C's MRO.
+        keep_super = a.base not in ("builtins.object", "object") or len(a.cls.bases) > 1
         a.fusions = self._fusions(a, init, sn) if a.super_init_stmt is not None else []
         skip = {pos(f.parent_loop) for f in a.fusions}
         a.read_through = self._read_through(a, init, sn) if a.fusions else {}

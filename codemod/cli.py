@@ -37,11 +37,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the parent to decouple from; without --class, selects every subclass of it in the tree")
     p.add_argument("--base", metavar="NAME", help="the new base (default: the parent's first base, or object)")
     p.add_argument("--output", "-o", metavar="DIR", help="where report.json, report.md, patch.diff and files/ go (default: output/)")
-    mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--diff", action="store_true", help="print the unified diff and write nothing")
-    mode.add_argument("--check", action="store_true",
-                      help="write nothing; exit 1 if a selected class still needs the refactor, 0 if not (for CI)")
-    mode.add_argument("--write", action="store_true", help="apply the patch in place under ROOT, each file atomically")
+    p.add_argument("--diff", action="store_true", help="print the unified diff and write nothing (with --check: also the diff)")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; print what would change and why, one line each; exit 1 if a selected class "
+                        "still needs the refactor, 0 if not (for CI)")
+    p.add_argument("--write", action="store_true", help="apply the patch in place under ROOT, each file atomically")
     p.add_argument("--force", action="store_true", help="with --write: also overwrite files with uncommitted git changes")
     p.add_argument("--analyse-only", action="store_true", help="write the report only, no patch")
     p.add_argument("--version", action="version", version=f"decouple {__version__}")
@@ -74,6 +74,8 @@ def run(args) -> int:
 
     if args.force and not args.write:
         raise UsageError("--force only applies to --write")
+    if args.write and (args.diff or args.check):
+        raise UsageError("--write cannot be combined with --diff or --check")
     if not args.classes and not args.parent:
         args.classes = list(DEFAULT_CLASSES)
     tree = open_tree(args.root)

@@ -89,9 +89,14 @@ def _code(node) -> str:
 
 
 def _import_module(stmt) -> str | None:
+    """The module a top-level import line imports from; relative ones keep their dots
+    (so they sort after every absolute import, as isort places them)."""
     if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
         imp = stmt.body[0]
-        if isinstance(imp, cst.ImportFrom) and not imp.relative and imp.module is not None:
+        if isinstance(imp, cst.ImportFrom):
+            dots = "." * len(imp.relative)
+            if imp.relative:
+                return "~" + dots + (_code(imp.module) if imp.module is not None else "")
             return _code(imp.module)
         if isinstance(imp, cst.Import):
             return _code(imp.names[0].name)
@@ -106,7 +111,7 @@ def add_import(tree: cst.Module, module: str, obj: str | None, asname: str | Non
     body = list(tree.body)
     if obj is not None:
         for i, stmt in enumerate(body):
-            if _import_module(stmt) == module and isinstance(stmt.body[0], cst.ImportFrom) and not isinstance(stmt.body[0].names, cst.ImportStar):
+            if _import_module(stmt) == module and isinstance(stmt.body[0], cst.ImportFrom) and not isinstance(stmt.body[0].names, cst.ImportStar):  # noqa: E501
                 imp = stmt.body[0]
                 names = [a for a in imp.names]
                 if any(_code(a.name) == obj and (a.asname is None) == (asname is None) for a in names):
@@ -120,6 +125,8 @@ def add_import(tree: cst.Module, module: str, obj: str | None, asname: str | Non
     if not idx:
         fut = [i for i, s in enumerate(body) if _import_module(s) == "__future__"]
         at = fut[-1] + 1 if fut else 0
+        if fut:
+            line = line.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
     else:
         # isort-like: before the first top-level import of the leading block that sorts after it.
         block = []
@@ -127,14 +134,27 @@ def add_import(tree: cst.Module, module: str, obj: str | None, asname: str | Non
             if block and i != block[-1] + 1:
                 break
             block.append(i)
-        top = module.split(".")[0]
-        same = [i for i in block if _import_module(body[i]).split(".")[0] == top]
-        if same:
+        same = [i for i in block if _import_module(body[i]).split(".")[0] == module.split(".")[0]]
+        if same:  # beside its own package's imports, in order
             at = next((i for i in same if _import_module(body[i]) > module), same[-1] + 1)
         else:
-            at = block[-1] + 1
+            at = next((i for i in block if _section_key(_import_module(body[i])) > _section_key(module)), block[-1] + 1)
         line = line.with_changes(leading_lines=[])
+        if at < len(body) and at in block and at == block[0]:
+            # Taking the block's first place: take its spacing too (the blank line after a docstring).
+            line = line.with_changes(leading_lines=body[at].leading_lines)
+            body[at] = body[at].with_changes(leading_lines=[])
     return tree.with_changes(body=body[:at] + [line] + body[at:])
+
+
+def _section_key(module: str):
+    """isort's sections: standard library, then third-party and first-party, then relative."""
+    import sys
+
+    if module.startswith("~"):
+        return (3, module)
+    top = module.split(".")[0]
+    return (1 if top in sys.stdlib_module_names else 2, module)
 
 
 def _isort_key(name: str):
@@ -227,6 +247,10 @@ def remove_unused(text: str, before: str, filename: str, cmod: ModuleInfo, index
             return updated.with_changes(body=[imp.with_changes(names=keep)])
 
     tree = cst.parse_module(text).visit(Remover())
+    if tree.body and not tree.header and text[:1] not in ("\n", "\r") and tree.code[:1] in ("\n", "\r"):
+        # The first statement went: its successor's blank lines would open the file.
+        first = tree.body[0]
+        tree = tree.with_changes(body=[first.with_changes(leading_lines=[l for l in first.leading_lines if l.comment is not None])] + list(tree.body[1:]))
     return tree.code, sorted(drop)
 
 

@@ -164,15 +164,7 @@ class ClassRewriter:
 
     def _folded(self, pinit: ast.FunctionDef) -> dict[int, bool]:
         """Line of each ``if`` whose test is constant for C -> which branch runs."""
-        sl = self.a.init_slice
-        out = {}
-        for node in ast.walk(pinit):
-            if isinstance(node, ast.If) and pos(node) in sl.kept:
-                body_dead = any(pos(s) in sl.dead for s in node.body)
-                else_dead = any(pos(s) in sl.dead for s in node.orelse)
-                if body_dead != else_dead:
-                    out[node.lineno] = not body_dead
-        return out
+        return dict(self.a.init_slice.folded)
 
     def _filter(self, stmts, folded: dict[int, bool]) -> list[cst.BaseStatement]:
         kept = self.a.init_slice.kept
@@ -359,10 +351,14 @@ class ClassRewriter:
             leading_lines=[BLANK] if any(isinstance(s, (cst.FunctionDef, cst.SimpleStatementLine)) for s in body) else [],
         )
         self.plan.inlined.append(f"a new `__init__` with {self.pname}.__init__'s signature")
-        idx = next((i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef)), len(body))
-        if idx == len(body) and len(body) == 1 and _is_pass_or_doc(body[0]) == "pass":
+        if len(body) == 1 and _is_pass_or_doc(body[0]) == "pass":
             return [fn.with_changes(leading_lines=[])]
-        return body[:idx] + [fn] + body[idx:]
+        idx = next((i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef)), len(body))
+        fn = fn.with_changes(leading_lines=[BLANK] if idx > 0 else [])
+        rest = body[idx:]
+        if rest and not any(l.comment is None for l in rest[0].leading_lines):
+            rest[0] = rest[0].with_changes(leading_lines=[BLANK] + list(rest[0].leading_lines))
+        return body[:idx] + [fn] + rest
 
     # ---- members -------------------------------------------------------------
     def copy_members(self, body):
@@ -375,7 +371,7 @@ class ClassRewriter:
             origin = f"{MARKER} {owner.name}.{name}"
             if m.kind == "class_attribute":
                 node = self.c_line_of_parent(m.node)
-                attrs.append(node.with_changes(leading_lines=[comment_line(origin)] + [l for l in node.leading_lines if l.comment is not None]))
+                attrs.append(node.with_changes(leading_lines=[BLANK, comment_line(origin)] + [l for l in node.leading_lines if l.comment is not None]))
                 self.plan.inlined.append(f"class attribute `{name}` (its value differs from the new base's)")
             elif m.kind in ("method", "property"):
                 nodes = [n for n in owner.node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]

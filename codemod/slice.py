@@ -45,6 +45,7 @@ class SliceResult:
     kept_count: int = 0
     dynamic: list[tuple[int, str]] = field(default_factory=list)
     fusions: list[Fusion] = field(default_factory=list)
+    folded: dict[int, bool] = field(default_factory=dict)  # line of a constant ``if`` -> branch taken
 
 
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)
@@ -158,6 +159,7 @@ class Slicer:
         if isinstance(s, ast.If):
             v = self.fold(s.test)
             if v is not None:
+                self.res.folded[s.lineno] = v
                 taken, dead = (s.body, s.orelse) if v else (s.orelse, s.body)
                 self._mark_dead(dead)
                 before = len(self.res.kept)

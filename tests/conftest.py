@@ -13,6 +13,7 @@ FIXTURES = REPO / "fixtures"
 
 def pytest_addoption(parser):
     parser.addoption("--slow", action="store_true", help="run the long property-based and release-matrix tests")
+    parser.addoption("--update-snapshots", action="store_true", help="rewrite fixtures/*/expected from the tool's output")
 
 
 def run_cli(*args, cwd=None, env=None):
@@ -35,3 +36,17 @@ def load_report():
         return json.loads((Path(out_dir) / "report.json").read_text())
 
     return load
+
+
+def copy_tree(src: Path, dest: Path) -> Path:
+    shutil.copytree(src, dest, symlinks=True)
+    return dest
+
+
+def tree_hashes(root: Path) -> dict:
+    import hashlib
+
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(Path(root).rglob("*")) if p.is_file() and "__pycache__" not in p.parts
+    }

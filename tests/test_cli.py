@@ -1,0 +1,77 @@
+"""Exit codes, modes and one-line errors of the command line."""
+
+import subprocess
+
+from conftest import FIXTURES, copy_tree, run_cli, tree_hashes
+
+CASE = FIXTURES / "rewrite" / "inline_init" / "input"
+
+
+def test_root_that_is_not_a_directory(tmp_path):
+    f = tmp_path / "file.py"
+    f.write_text("x = 1\n")
+    code, _, err = run_cli(f, "--class", "X")
+    assert code == 2 and err.strip().count("\n") == 0 and "not a directory" in err
+
+
+def test_missing_root_and_class(tmp_path):
+    code, _, err = run_cli(tmp_path / "nope", "--class", "X")
+    assert code == 2 and "does not exist" in err
+    code, _, err = run_cli(CASE, "--class", "Nope", "--output", tmp_path / "o")
+    assert code == 2 and "class Nope not found" in err and "Traceback" not in err
+
+
+def test_ambiguous_bare_name_lists_candidates(tmp_path):
+    code, _, err = run_cli(FIXTURES / "cli" / "ambiguous", "--class", "Backend", "--output", tmp_path)
+    assert code == 2
+    assert "pkg.a:Backend" in err and "pkg.b:Backend" in err
+    code, _, err = run_cli(FIXTURES / "cli" / "ambiguous", "--class", "pkg.a:Backend", "--output", tmp_path)
+    assert code == 0, err
+
+
+def test_unsafe_is_exit_3_with_report_and_no_patch(tmp_path):
+    root = FIXTURES / "analysis" / "unsafe_computed_getattr"
+    code, _, err = run_cli(root, "--class", "Child", "--output", tmp_path)
+    assert code == 3
+    assert (tmp_path / "report.json").exists() and not (tmp_path / "patch.diff").exists()
+
+
+def test_check_and_diff_write_nothing(tmp_path):
+    tree = copy_tree(CASE, tmp_path / "tree")
+    before = tree_hashes(tree)
+    code, out, _ = run_cli(tree, "--class", "Child", "--check")
+    assert code == 1
+    assert out.startswith("pkg/child.py:4: Child would be decoupled from Parent")
+    code, out, _ = run_cli(tree, "--class", "Child", "--diff")
+    assert code == 0 and out.startswith("diff --git a/pkg/child.py b/pkg/child.py")
+    code, out2, _ = run_cli(tree, "--class", "Child", "--check", "--diff")
+    assert code == 1 and out2.endswith(out)
+    assert tree_hashes(tree) == before
+    assert not (tree / "output").exists()
+
+
+def test_write_refuses_dirty_git_files_unless_forced(tmp_path):
+    tree = copy_tree(CASE, tmp_path / "tree")
+    subprocess.run(["git", "init", "-q"], cwd=tree, check=True)
+    subprocess.run(["git", "add", "."], cwd=tree, check=True)
+    subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "x"], cwd=tree, check=True)
+    (tree / "pkg" / "child.py").write_text((tree / "pkg" / "child.py").read_text() + "# local edit\n")
+    code, _, err = run_cli(tree, "--class", "Child", "--write")
+    assert code == 2 and "uncommitted changes in pkg/child.py" in err
+    code, _, err = run_cli(tree, "--class", "Child", "--write", "--force")
+    assert code == 0, err
+    assert "class Child(Base):" in (tree / "pkg" / "child.py").read_text()
+    assert "# local edit" in (tree / "pkg" / "child.py").read_text()
+    code, _, _ = run_cli(tree, "--class", "Child", "--check")
+    assert code == 0
+
+
+def test_parent_selects_every_subclass(tmp_path):
+    code, _, err = run_cli(FIXTURES / "rewrite" / "reparent_bases" / "input", "--parent", "Parent", "--output", tmp_path)
+    assert code == 0, err
+    assert "Child: decouple" in err
+
+
+def test_bad_flag_combination():
+    code, _, err = run_cli(CASE, "--class", "Child", "--write", "--check")
+    assert code == 2 and "cannot be combined" in err

@@ -1,0 +1,129 @@
+"""The SGLang 0.5.23 patch: applies to a pristine tree, passes the static checks, is idempotent,
+imports on the CPU, and builds no FlashInfer wrapper, index updater or FlashInfer backend."""
+
+import importlib.util
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, copy_tree, run_cli, tree_hashes
+
+pytestmark = pytest.mark.sglang
+
+TARGET = "sglang/srt/layers/attention/trtllm_mha_backend.py"
+FLASHINFER_OBJECTS = (
+    "BatchPrefillWithPagedKVCacheWrapper", "BatchPrefillWithRaggedKVCacheWrapper",
+    "BatchDecodeWithPagedKVCacheWrapper", "FlashInferIndicesUpdaterDecode",
+    "FlashInferIndicesUpdaterPrefill", "FlashInferAttnBackend",
+)
+
+
+@pytest.fixture(scope="module")
+def patched(tmp_path_factory):
+    from codemod.discover import fetch_release
+
+    root = fetch_release()
+    before = tree_hashes(root)
+    out = tmp_path_factory.mktemp("sglang-patch")
+    code, _, err = run_cli("--class", "TRTLLMHAAttnBackend", "--class", "TRTLLMHAAttnMultiStepDraftBackend", "--output", out)
+    assert code == 0, err
+    assert tree_hashes(root) == before, "the cached release must not change"
+    tree = copy_tree(root, tmp_path_factory.mktemp("pristine") / "tree")
+    subprocess.run(["git", "init", "-q"], cwd=tree, check=True)
+    proc = subprocess.run(["git", "apply", str(out / "patch.diff")], cwd=tree, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return root, tree, out
+
+
+def test_patch_touches_only_the_target_and_matches_files(patched):
+    _, tree, out = patched
+    diff = (out / "patch.diff").read_text()
+    assert [l for l in diff.splitlines() if l.startswith("diff --git")] == [f"diff --git a/{TARGET} b/{TARGET}"]
+    assert (tree / TARGET).read_text() == (out / "files" / TARGET).read_text()
+
+
+def test_patched_file_compiles_and_adds_no_pyflakes_finding(patched):
+    from codemod.check import new_findings
+
+    root, tree, _ = patched
+    before = (root / TARGET).read_text()
+    after = (tree / TARGET).read_text()
+    compile(after, TARGET, "exec")
+    assert new_findings(before, after, TARGET) == []
+    assert "FlashInferAttnBackend" not in after.split("class TRTLLMMHAMetadata")[0], "the parent's import is gone"
+
+
+def test_second_run_changes_nothing(patched):
+    _, tree, _ = patched
+    code, out, err = run_cli(tree, "--check", "--diff")
+    assert code == 0, err
+    assert out == ""
+    assert "already decoupled" in err
+
+
+def test_report_says_what_was_inlined(patched):
+    _, _, out = patched
+    report = json.loads((out / "report.json").read_text())
+    target = next(c for c in report["classes"] if c["name"] == "TRTLLMHAAttnBackend")
+    assert any("_kv_write_scales" in i for i in target["inlined"])
+    assert any("extend_dummy_seqs_capped_by_req_pool" in i for i in target["inlined"])
+    draft = next(c for c in report["classes"] if c["name"] == "TRTLLMHAAttnMultiStepDraftBackend")
+    assert any("append" in i for i in draft["inlined"])
+
+
+needs_torch = pytest.mark.skipif(
+    importlib.util.find_spec("torch") is None or importlib.util.find_spec("transformers") is None,
+    reason="importing SGLang on the CPU needs requirements/sglang-cpu.txt (the README's test command installs it)",
+)
+
+
+def construct(sglang_root: Path, tmp: Path) -> dict:
+    tmp.mkdir(parents=True, exist_ok=True)
+    out = tmp / "facts.json"
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "tests/sglang_cpu/construct_backends.py"), "--sglang-root", str(sglang_root), "--json", str(out)],
+        capture_output=True, text=True,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(out.read_text())
+
+
+@pytest.fixture(scope="module")
+def wheels(patched, tmp_path_factory):
+    """Full unpacks of the wheel (package data included), original and with the patched file."""
+    from codemod.discover import release_archive
+
+    _, tree, _ = patched
+    archive = release_archive()
+    roots = {}
+    for side in ("original", "patched"):
+        d = tmp_path_factory.mktemp(side)
+        with zipfile.ZipFile(archive) as zf:
+            zf.extractall(d)
+        roots[side] = d
+    (roots["patched"] / TARGET).write_text((tree / TARGET).read_text())
+    return roots
+
+
+@needs_torch
+def test_construction_on_cpu_builds_no_flashinfer_objects(wheels, tmp_path):
+    original = construct(wheels["original"], tmp_path / "o")
+    patched = construct(wheels["patched"], tmp_path / "p")
+    for cls in ("TRTLLMHAAttnBackend", "TRTLLMHAAttnMultiStepDraftBackend"):
+        assert sum(original[cls]["constructed"][k] for k in FLASHINFER_OBJECTS) > 0
+        assert {k: patched[cls]["constructed"][k] for k in FLASHINFER_OBJECTS} == dict.fromkeys(FLASHINFER_OBJECTS, 0)
+    mro = patched["TRTLLMHAAttnBackend"]["mro"]
+    assert "sglang.srt.layers.attention.base_attn_backend.AttentionBackend" in mro
+    assert not any("FlashInfer" in m for m in mro)
+    assert patched["TRTLLMHAAttnMultiStepDraftBackend"]["mro"][1:] == ["builtins.object"]
+    # Everything the TRTLLM code and the rest of SGLang read is still there.
+    for attr in ("token_to_kv_pool", "req_to_token_pool", "kv_index_translator", "kv_cache_quant_method", "use_sliding_window_kv_pool"):
+        assert attr in patched["TRTLLMHAAttnBackend"]["instance_attributes"]
+    for attr in ("attn_backends", "speculative_num_steps", "kv_index_translator"):
+        assert attr in patched["TRTLLMHAAttnMultiStepDraftBackend"]["instance_attributes"]
+    assert not {"decode_wrappers", "prefill_wrapper_ragged", "indices_updater_decode", "kv_indptr", "qo_indptr"} & set(
+        patched["TRTLLMHAAttnBackend"]["instance_attributes"])
