@@ -23,6 +23,9 @@ only those, reparent the class onto the parent's own base, and fix the imports.
 
 With no ROOT, runs on {DEFAULT_PACKAGE} {DEFAULT_VERSION} from PyPI (downloaded once, cached),
 and with no --class/--parent on {', '.join(DEFAULT_CLASSES)}.
+
+`decouple verify --output DIR` then runs SGLang's attention kit on the original and the
+patched sources on a CUDA GPU (see `decouple verify --help`).
 """
 
 
@@ -48,10 +51,29 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def build_verify_parser() -> argparse.ArgumentParser:
+    from .verify import add_arguments
+
+    p = argparse.ArgumentParser(
+        prog="decouple verify",
+        description="Run SGLang's own attention kit on the original and the patched sources on a CUDA GPU, "
+                    "each in a fresh process, and compare outputs, GPU memory at construction and latency. "
+                    "Needs a previous `decouple --output DIR` run.",
+    )
+    add_arguments(p)
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    verify = bool(argv) and argv[0] == "verify"
+    parser = build_verify_parser() if verify else build_parser()
+    args = parser.parse_args(argv[1:] if verify else argv)
     try:
+        if verify:
+            from .verify import run_verify
+
+            return run_verify(args.root, Path(args.output), args)
         return run(args)
     except DecoupleError as exc:
         print(f"decouple: error: {exc}", file=sys.stderr)
