@@ -75,3 +75,14 @@ def test_parent_selects_every_subclass(tmp_path):
 def test_bad_flag_combination():
     code, _, err = run_cli(CASE, "--class", "Child", "--write", "--check")
     assert code == 2 and "cannot be combined" in err
+
+
+def test_refused_rewrite_is_exit_3_and_writes_no_patch(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "patch.diff").write_text("stale\n")
+    code, _, err = run_cli(FIXTURES / "cli" / "mangled", "--class", "Child", "--output", tmp_path / "out")
+    assert code == 3, err
+    assert "name-mangled" in err
+    assert not (tmp_path / "out" / "patch.diff").exists() and not (tmp_path / "out" / "files").exists()
+    report = (tmp_path / "out" / "report.json").read_text()
+    assert '"decision": "unsafe"' in report
