@@ -1,0 +1,628 @@
+"""Run SGLang's own attention test kit for ONE side (original or patched sources) on a CUDA GPU.
+
+    source .gpu-bundle/activate.sh
+    PYTHONPATH=<root holding the side's sglang/>:. python -m codemod.gpu_worker \
+        --side original|patched|original_again --out DIR [--head-dim 64] [--hidden-size 256] \
+        [--repeats 20] [--cases-filter SUBSTR] [--expect-sglang-root DIR]
+
+Standalone: stdlib + torch + sglang (imported inside main(), so this module imports on a
+machine without torch). It never imports the rest of the ``codemod`` package. SGLang comes
+from whatever is first on sys.path; its ``__file__`` is asserted and recorded.
+
+What it does, in this order (``trtllm_mha``, fp16, the kit's tolerances DENSE_ATOL/RTOL):
+1. wraps ``__init__`` in place (hierarchy unchanged) of the FlashInfer classes
+   (Batch{Prefill,Decode}With*Wrapper, FlashInferIndicesUpdater{Decode,Prefill},
+   FlashInferAttnBackend) and, as "other objects", FlashInferMultiStepDraftBackend and the
+   two TRTLLM backends: ``init_runs`` counts every run (subclass constructions included),
+   ``exact`` counts objects whose type is exactly that class;
+2. construction cost of ``ATTENTION_BACKENDS["trtllm_mha"](runner)`` and of
+   ``TRTLLMHAAttnMultiStepDraftBackend(runner, 1, 3)`` (runner configured for EAGLE by the
+   kit's own ``_configure_runner_for_eagle_draft``): 3 constructions each, with SGLang's
+   named-buffer cache (get_buffer) emptied first and restored after, so the FIRST
+   construction pays for its workspaces; memory_allocated delta, peak increase
+   (max_memory_allocated - before), wall seconds, FlashInfer objects of the first one;
+3. every case of ``make_dense_cases("trtllm_mha")`` eagerly (output saved), then the kit's
+   CUDA-graph decode runner on the decode cases (replay output saved);
+4. forward latency (CUDA events, 5 warm-ups, --repeats runs) of one decode and one extend
+   case: the whole ``run_dense_fixture_eager`` call and the module forward alone;
+5. the multi-step draft backend: (a) "manual": a decode batch built like the kit's EAGLE
+   draft batch (topk=1, 3 steps, prefix_lens (4, 7), page 16), ``init_forward_metadata`` on
+   the draft backend, then one forward (RadixAttention -> forward_decode) through each
+   per-step backend, step i attending prefix + steps 0..i; each step's output is checked
+   against the kit's dense reference and saved as ``draft/manual/<case>/step<i>``;
+   (b) the kit's EAGLE draft CUDA-graph runner and Frozen-KV MTP runner (the cases the
+   upstream trtllm_mha test uses), eager-vs-graph as the kit checks; their outputs are saved.
+
+Outputs: DIR/result_<side>.json (see ``Worker.result``) and DIR/outputs_<side>.pt
+(torch.save of {key: cpu tensor, exact dtype}); both rewritten after every phase. Inputs
+are deterministic (seeded before each fixture), so keys can be compared across sides.
+A unittest.SkipTest or the bundle's StubCalledError is recorded as "skipped". Prints one
+line per case and finally ``N passed, M failed, K skipped``. Exit 0 unless nothing ran.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import gc
+import hashlib
+import json
+import re
+import statistics
+import sys
+import time
+import traceback
+import unittest
+from pathlib import Path
+
+FLASHINFER_CLASSES = (
+    "BatchPrefillWithPagedKVCacheWrapper", "BatchPrefillWithRaggedKVCacheWrapper",
+    "BatchDecodeWithPagedKVCacheWrapper", "FlashInferIndicesUpdaterDecode",
+    "FlashInferIndicesUpdaterPrefill", "FlashInferAttnBackend",
+)
+OTHER_CLASSES = (("flashinfer_backend", "FlashInferMultiStepDraftBackend"),
+                 ("trtllm_mha_backend", "TRTLLMHAAttnBackend"),
+                 ("trtllm_mha_backend", "TRTLLMHAAttnMultiStepDraftBackend"))
+BACKEND = "trtllm_mha"
+LATENCY_CASES = ("mha_decode_page_boundary", "mha_extend_ragged_page_boundary")
+TOPK, STEPS, DRAFT_TOKENS, CAPTURE_BS, VOCAB = 1, 3, 3, 4, 64  # upstream trtllm_mha chain case
+WARMUP, CONSTRUCTIONS = 5, 3
+
+
+class _KitTestCase(unittest.TestCase):
+    """The kit only needs skipTest()/assert*() from its `testcase` argument."""
+
+    def runTest(self):  # pragma: no cover
+        pass
+
+
+def _short(e, n=300):
+    s = f"{type(e).__name__}: {e}".replace("\n", " | ")
+    return s if len(s) <= n else s[: n - 3] + "..."
+
+
+class ObjectCounter:
+    """Counts __init__ runs of chosen classes; wraps ``cls.__init__`` in place."""
+
+    def __init__(self):
+        self.exact, self.runs, self.by_type, self.wrapped, self.absent = {}, {}, {}, [], []
+
+    def wrap(self, cls, label):
+        orig, counter = cls.__init__, self
+
+        @functools.wraps(orig)
+        def __init__(obj, *args, **kwargs):
+            counter.runs[label] = counter.runs.get(label, 0) + 1
+            if type(obj) is cls:
+                counter.exact[label] = counter.exact.get(label, 0) + 1
+            key = (label, type(obj).__qualname__)
+            counter.by_type[key] = counter.by_type.get(key, 0) + 1
+            return orig(obj, *args, **kwargs)
+
+        cls.__init__ = __init__
+        self.wrapped.append(label)
+
+    def snapshot(self):
+        return dict(self.exact), dict(self.runs), dict(self.by_type)
+
+    def delta(self, snap, labels):
+        ex, ru, bt = snap
+        labels = [lb for lb in labels if lb in self.wrapped]
+        flat = {lb: self.runs.get(lb, 0) - ru.get(lb, 0) for lb in labels}
+        detail = {lb: {"exact": self.exact.get(lb, 0) - ex.get(lb, 0), "init_runs": flat[lb],
+                       "by_type": {t: n - bt.get((l2, t), 0) for (l2, t), n in self.by_type.items()
+                                   if l2 == lb and n != bt.get((l2, t), 0)}} for lb in labels}
+        return flat, detail
+
+
+class Worker:
+    def __init__(self, args, out: Path):
+        self.args, self.out, self.side = args, out, args.side
+        self.outputs, self.seen_errors = {}, set()
+        self.counts = {"passed": 0, "failed": 0, "skipped": 0}
+        self.counter = ObjectCounter()
+        self.tc = _KitTestCase()
+        self.sdr = self.sdr_error = None
+        self.result = {"side": self.side, "sglang_file": None, "torch": None, "device": None,
+                       "args": vars(args), "modules": {}, "wrapped_classes": [], "absent_classes": [],
+                       "construction": {}, "cases": [], "latency": {}, "errors": []}
+
+    # ---------------------------------------------------------------- plumbing
+    def flush(self):
+        (self.out / f"result_{self.side}.json").write_text(json.dumps(self.result, indent=1, default=str))
+        if self.outputs:
+            self.torch.save(self.outputs, self.out / f"outputs_{self.side}.pt")
+
+    def seed(self, s=0):
+        self.torch.manual_seed(s)
+        self.torch.cuda.manual_seed_all(s)
+
+    def selected(self, name):
+        return not self.args.cases_filter or self.args.cases_filter in name
+
+    def error(self, where, e):
+        key = f"{where}: {_short(e, 160)}"
+        if key in self.seen_errors:
+            return
+        self.seen_errors.add(key)
+        tb = "".join(traceback.format_exception(type(e), e, e.__traceback__)[-8:]).rstrip()[-2500:]
+        self.result["errors"].append({"where": where, "error": _short(e), "traceback": tb})
+        print(tb, flush=True)
+
+    def record(self, mode, name, status, detail, t0, output_key=None, **extra):
+        self.counts[status] += 1
+        secs = time.time() - t0
+        self.result["cases"].append({"name": name, "mode": mode, "status": status, "detail": detail,
+                                     "seconds": round(secs, 3), "output_key": output_key, **extra})
+        print(f"[{self.side}] {status.upper()[:4]:4s} {mode}/{name}  {detail}  ({secs:.1f}s)", flush=True)
+
+    def record_exc(self, mode, name, e, t0, output_key=None, **extra):
+        if isinstance(e, KeyboardInterrupt):
+            raise e
+        if isinstance(e, unittest.SkipTest):
+            return self.record(mode, name, "skipped", f"reason: {e}", t0, output_key, **extra)
+        if type(e).__name__ == "StubCalledError":
+            return self.record(mode, name, "skipped", f"bundle stub called: {_short(e)}", t0, output_key, **extra)
+        self.record(mode, name, "failed", _short(e), t0, output_key, **extra)
+        self.error(f"{mode}/{name}", e)
+
+    def save(self, key, tensor):
+        self.outputs[key] = tensor.detach().to("cpu").clone()
+        return key
+
+    def digest(self, t):
+        try:
+            return hashlib.sha256(t.detach().cpu().contiguous().view(self.torch.uint8).numpy().tobytes()).hexdigest()[:16]
+        except Exception:  # noqa: BLE001 - best effort (needs numpy)
+            return None
+
+    def fi_delta(self, snap):
+        return self.counter.delta(snap, FLASHINFER_CLASSES)[0]
+
+    # ---------------------------------------------------------------- setup
+    def setup(self):
+        import torch
+
+        self.torch = torch
+        self.result["torch"] = torch.__version__
+        if not torch.cuda.is_available():
+            raise RuntimeError("CUDA is not available")
+        self.result["device"] = torch.cuda.get_device_name(0)
+        import sglang
+
+        f = getattr(sglang, "__file__", None)
+        assert f, "sglang was imported as a namespace package (no __file__)"
+        self.result["sglang_file"] = str(Path(f).resolve())
+        if self.args.expect_sglang_root:
+            root = Path(self.args.expect_sglang_root).resolve()
+            assert Path(f).resolve().is_relative_to(root), f"sglang from {f}, expected under {root}"
+        from sglang.srt.layers.attention import flashinfer_backend as fib
+        from sglang.srt.layers.attention import trtllm_mha_backend as tmb
+
+        for mod in (fib, tmb):
+            p = Path(mod.__file__)
+            self.result["modules"][mod.__name__] = {"path": str(p), "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
+        mods = {"flashinfer_backend": fib, "trtllm_mha_backend": tmb}
+        try:
+            import flashinfer
+        except Exception:  # noqa: BLE001
+            flashinfer = None
+        todo = [(n, getattr(fib, n, None) or getattr(flashinfer, n, None)) for n in FLASHINFER_CLASSES]
+        todo += [(n, getattr(mods[m], n, None)) for m, n in OTHER_CLASSES]
+        for name, cls in todo:  # before anything is constructed
+            if isinstance(cls, type):
+                self.counter.wrap(cls, name)
+            else:
+                self.counter.absent.append(name)
+        self.result["wrapped_classes"], self.result["absent_classes"] = self.counter.wrapped, self.counter.absent
+        self.tmb = tmb
+        from sglang.test.kits.attention_unittest.attention_methods import dense_attention as da
+
+        self.da = da
+        self.kw = dict(head_dim=self.args.head_dim, hidden_size=self.args.hidden_size)
+        try:
+            from sglang.test.kits.attention_unittest.runner_modes import speculative_draft_runner as sdr
+            self.sdr = sdr
+        except Exception as e:  # noqa: BLE001 - draft-runner cases are skipped with this reason
+            self.sdr_error = _short(e)
+            self.error("import speculative_draft_runner", e)
+
+    # ---------------------------------------------------------------- construction
+    def runner_for(self, case, *, draft=False):
+        da = self.da
+        mc = da.TinyModelConfig(num_heads=case.num_heads, num_kv_heads=case.num_kv_heads,
+                                head_dim=self.args.head_dim, hidden_size=self.args.hidden_size,
+                                context_len=da.DEFAULT_MAX_CONTEXT_LEN, sliding_window_size=case.sliding_window_size)
+        extra = dict(disable_cuda_graph=False, runner_batch_size=CAPTURE_BS) if draft else {}
+        runner = da.MockModelRunner(case=case, model_config=mc, dtype=da.DEFAULT_DTYPE, device="cuda",
+                                    max_context_len=da.DEFAULT_MAX_CONTEXT_LEN, head_dim=self.args.head_dim, **extra)
+        return runner, (self.configure_draft(runner, case) if draft else None)
+
+    def draft_settings(self):
+        da = self.da
+        return self.sdr.EagleDraftRunnerSettings(
+            topk=TOPK, speculative_num_steps=STEPS, speculative_num_draft_tokens=DRAFT_TOKENS,
+            capture_batch_size=CAPTURE_BS, hidden_size=self.args.hidden_size, vocab_size=VOCAB,
+            max_context_len=da.DEFAULT_MAX_CONTEXT_LEN, dtype=da.DEFAULT_DTYPE, device="cuda",
+            atol=da.DENSE_ATOL, rtol=da.DENSE_RTOL)
+
+    def configure_draft(self, runner, case):
+        """The kit's EAGLE server-args setup; without it the backend still builds (no spec args)."""
+        if self.sdr is None:
+            return f"not configured: speculative_draft_runner import failed: {self.sdr_error}"
+        try:
+            self.sdr._configure_runner_for_eagle_draft(runner, case, self.draft_settings())
+            return "configured by speculative_draft_runner._configure_runner_for_eagle_draft"
+        except Exception as e:  # noqa: BLE001
+            self.error("configure draft runner", e)
+            return f"not configured: {_short(e)}"
+
+    def measure(self, label, case, build, draft=False):
+        torch = self.torch
+        t0 = time.time()
+        try:
+            runner, spec_note = self.runner_for(case, draft=draft)
+            from sglang.srt import runtime_context as rc
+
+            buffers = rc._CONTEXT.resources.buffers
+        except Exception as e:  # noqa: BLE001
+            self.error(f"construction/{label}", e)
+            return
+        saved = dict(buffers)
+        buffers.clear()
+        rec = {"case": case.name, "buffer_cache_isolated": True, "spec_setup": spec_note}
+        allocs, peaks, secs = [], [], []
+        try:
+            for k in range(CONSTRUCTIONS):
+                gc.collect()
+                torch.cuda.empty_cache()
+                torch.cuda.synchronize()
+                keys, snap = set(buffers), self.counter.snapshot()
+                m0 = torch.cuda.memory_allocated()
+                torch.cuda.reset_peak_memory_stats()
+                t1 = time.perf_counter()
+                obj = build(runner)
+                torch.cuda.synchronize()
+                secs.append(time.perf_counter() - t1)
+                allocs.append(torch.cuda.memory_allocated() - m0)
+                peaks.append(torch.cuda.max_memory_allocated() - m0)
+                if k == 0:
+                    flat, detail = self.counter.delta(snap, FLASHINFER_CLASSES)
+                    others = self.counter.delta(snap, [n for _, n in OTHER_CLASSES])[1]
+                    rec.update(flashinfer_objects=flat, flashinfer_objects_detail=detail, other_objects=others,
+                               class_mro=[f"{c.__module__}.{c.__qualname__}" for c in type(obj).__mro__],
+                               buffers_created={n: int(getattr(buffers[n], "nbytes", 0) or 0) for n in set(buffers) - keys})
+                    children = getattr(obj, "attn_backends", None)
+                    if children is not None:
+                        rec["children"] = [type(c).__name__ for c in children]
+                        rec["child_class_mro"] = [f"{c.__module__}.{c.__qualname__}" for c in type(children[0]).__mro__] if children else []
+                del obj
+                gc.collect()
+        except Exception as e:  # noqa: BLE001
+            self.error(f"construction/{label}", e)
+            rec["error"] = _short(e)
+        finally:
+            buffers.clear()
+            buffers.update(saved)
+            gc.collect()
+            torch.cuda.empty_cache()
+        if allocs:
+            rec.update(allocated_bytes=allocs[0], peak_bytes=peaks[0], allocated_bytes_all=allocs,
+                       peak_bytes_all=peaks, later_differ=any(a != allocs[0] for a in allocs[1:]),
+                       seconds_median=statistics.median(secs), seconds_all=secs)
+            print(f"[{self.side}] construction {label}: {allocs[0] / 2**20:.1f} MiB allocated, peak +"
+                  f"{peaks[0] / 2**20:.1f} MiB, {statistics.median(secs) * 1e3:.1f} ms median, FlashInfer "
+                  f"objects {sum(rec['flashinfer_objects'].values())} ({time.time() - t0:.1f}s)", flush=True)
+        self.result["construction"][label] = rec
+
+    # ---------------------------------------------------------------- kit cases
+    def run_eager(self, cases):
+        da, torch = self.da, self.torch
+        for case in cases:
+            t0, key, extra = time.time(), None, {}
+            snap = self.counter.snapshot()
+            try:
+                self.seed()
+                fx = da.build_dense_attention_fixture(self.tc, case, **self.kw)
+                extra["input_digest"] = self.digest(fx.input_hidden)
+                actual = da.run_dense_fixture_eager(fx)
+                expected = da.expected_dense_fixture_output(fx)
+                torch.cuda.synchronize()
+                key = self.save(case.name, actual)
+                extra["flashinfer_objects"] = self.fi_delta(snap)
+                torch.testing.assert_close(actual, expected, atol=da.DENSE_ATOL, rtol=da.DENSE_RTOL)
+                err = (actual.float() - expected.float()).abs().max().item()
+                self.record("eager", case.name, "passed", f"max_abs_err={err:.2e}", t0, key, **extra)
+            except BaseException as e:  # noqa: BLE001 - record and continue
+                self.record_exc("eager", case.name, e, t0, key, **extra)
+            fx = actual = expected = None
+            gc.collect()
+
+    def run_cuda_graph(self, cases):
+        from sglang.test.kits.attention_unittest.runner_modes import cuda_graph_decode_runner as cgr
+
+        orig = cgr.run_dense_forward  # the adapter picks this global up at call time
+        for case in cases:
+            if not case.forward_mode.is_decode():
+                continue
+            t0, key, calls = time.time(), None, []
+
+            def recording_forward(fixture, batch, inputs):
+                out = orig(fixture, batch, inputs)
+                calls.append(out)  # call 1: capture warm-up, call 2: replay
+                return out
+
+            cgr.run_dense_forward = recording_forward
+            try:
+                self.seed()
+                cgr.run_dense_cuda_graph_decode_case(self.tc, case, **self.kw)
+                self.torch.cuda.synchronize()
+                if len(calls) >= 2:
+                    key = self.save(f"cuda_graph_decode/{case.name}", calls[-1])
+                self.record("cuda_graph_decode", case.name, "passed", "replay matches reference and eager", t0, key)
+            except BaseException as e:  # noqa: BLE001
+                if len(calls) >= 2:
+                    key = self.save(f"cuda_graph_decode/{case.name}", calls[-1])
+                self.record_exc("cuda_graph_decode", case.name, e, t0, key)
+            finally:
+                cgr.run_dense_forward = orig
+            calls.clear()
+            gc.collect()
+
+    def time_calls(self, fn):
+        torch = self.torch
+        for _ in range(WARMUP):
+            fn()
+        torch.cuda.synchronize()
+        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                  for _ in range(self.args.repeats)]
+        for start, end in events:
+            start.record()
+            fn()
+            end.record()
+        torch.cuda.synchronize()
+        all_ms = [s.elapsed_time(e) for s, e in events]
+        return {"median_ms": statistics.median(all_ms), "all_ms": all_ms}
+
+    def run_latency(self, cases):
+        da, torch = self.da, self.torch
+        from sglang.srt.model_executor.forward_context import ForwardContext, forward_context
+
+        by_name = {c.name: c for c in cases}
+        picks = [by_name.get(n) or next((c for c in cases if c.forward_mode.is_decode() == ("decode" in n)), None)
+                 for n in LATENCY_CASES]
+        for case in dict.fromkeys(c for c in picks if c is not None):
+            try:
+                self.seed()
+                fx = da.build_dense_attention_fixture(self.tc, case, **self.kw)
+                full = self.time_calls(lambda: da.run_dense_fixture_eager(fx))
+                full["what"] = "run_dense_fixture_eager: init_forward_metadata + module forward"
+                self.result["latency"][case.name] = full
+
+                def forward_only():
+                    with torch.no_grad(), forward_context(ForwardContext(attn_backend=fx.backend)):
+                        fx.actual_module(fx.input_hidden, fx.forward_batch)
+
+                with torch.no_grad(), forward_context(ForwardContext(attn_backend=fx.backend)):
+                    fx.backend.init_forward_metadata(fx.forward_batch)
+                fwd = self.time_calls(forward_only)
+                fwd["what"] = "module forward only (metadata initialised once)"
+                self.result["latency"][f"{case.name}/forward_only"] = fwd
+                print(f"[{self.side}] latency {case.name}: {full['median_ms']:.3f} ms eager call, "
+                      f"{fwd['median_ms']:.3f} ms forward only (median of {self.args.repeats})", flush=True)
+            except Exception as e:  # noqa: BLE001
+                self.error(f"latency/{case.name}", e)
+            fx = None
+            gc.collect()
+
+    # ---------------------------------------------------------------- draft backend
+    def draft_case(self, name, num_kv_heads=4):
+        from sglang.srt.model_executor.forward_batch_info import ForwardMode
+
+        return self.da.DenseAttentionCase(name=name, backend=BACKEND, forward_mode=ForwardMode.DECODE, num_heads=4,
+                                          num_kv_heads=num_kv_heads, page_size=16, prefix_lens=(4, 7))
+
+    def run_draft_manual(self):
+        """init_forward_metadata on TRTLLMHAAttnMultiStepDraftBackend, then one decode forward per
+        per-step backend (steps write KV at prefix+i, step i reads prefix+i+1 keys), vs the kit reference."""
+        da, torch = self.da, self.torch
+        from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch, ForwardMode
+        from sglang.srt.model_executor.forward_context import ForwardContext, forward_context
+        from sglang.srt.speculative.eagle_info import EagleDraftInput
+        from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+        case = self.draft_case("draft_manual_chain")
+        if not self.selected(case.name):
+            return
+        t0, mode = time.time(), "draft"
+        try:
+            self.seed()
+            fx = da.build_dense_attention_fixture(self.tc, case, disable_cuda_graph=False,
+                                                  runner_batch_size=CAPTURE_BS, **self.kw)
+            note = self.configure_draft(fx.runner, case)
+            draft = self.tmb.TRTLLMHAAttnMultiStepDraftBackend(fx.runner, TOPK, STEPS)
+            bs, ctx, dev = case.batch_size, da.DEFAULT_MAX_CONTEXT_LEN, "cuda"
+            # Draft slots as the kit lays them (_prepare_dense_draft_replay_state, topk=1):
+            # contiguous _token_loc for positions prefix..prefix+STEPS-1; prefix KV stays where
+            # the fixture wrote it (its shuffled-page layout).
+            locs = []
+            for r, p in enumerate(case.prefix_lens):
+                for s in range(STEPS):
+                    loc = da._token_loc(r, p + s, page_size=case.page_size, max_context_len=ctx)
+                    fx.runner.req_to_token_pool.req_to_token[r, p + s] = loc
+                    locs.append(loc)
+            gen = torch.Generator(device=dev)
+            gen.manual_seed(4080)
+            hidden = [torch.randn(bs, self.args.hidden_size, generator=gen, device=dev, dtype=da.DEFAULT_DTYPE)
+                      for _ in range(STEPS - 1)]
+            seq = torch.tensor(case.prefix_lens, dtype=torch.int32, device=dev)
+            spec = EagleDraftInput(topk_p=torch.ones(bs, TOPK, device=dev), topk_index=torch.zeros(bs, TOPK, dtype=torch.int64, device=dev),
+                                   hidden_states=hidden[0].clone(), capture_hidden_mode=CaptureHiddenMode.LAST,
+                                   num_tokens_per_req=TOPK, num_tokens_for_logprob_per_req=TOPK)
+            out_cache_loc = torch.tensor(locs, dtype=torch.int64, device=dev)
+            batch = ForwardBatch(forward_mode=ForwardMode.DECODE, batch_size=bs, input_ids=None,
+                                 req_pool_indices=torch.arange(bs, dtype=torch.int32, device=dev), seq_lens=seq,
+                                 seq_lens_cpu=torch.tensor(case.prefix_lens, dtype=torch.int32), out_cache_loc=out_cache_loc,
+                                 seq_lens_sum=sum(case.prefix_lens), positions=seq.to(torch.int64),
+                                 spec_algorithm=SpeculativeAlgorithm.EAGLE, spec_info=spec,
+                                 capture_hidden_mode=CaptureHiddenMode.LAST)
+            fx.runner.kv_index_translator.bind_own_plan(batch)
+            with torch.no_grad():
+                draft.init_forward_metadata(batch)
+            batch.mark_forward_metadata_ready()
+            per_step = out_cache_loc.view(bs, STEPS).t().contiguous()  # per_step_draft_out_cache_loc, topk=1
+        except BaseException as e:  # noqa: BLE001
+            return self.record_exc(mode, f"manual/{case.name}", e, t0)
+        for i, child in enumerate(draft.attn_backends):
+            t1, key, name = time.time(), None, f"manual/{case.name}/step{i}"
+            try:
+                batch.out_cache_loc = per_step[i]
+                batch.positions = (seq + i).to(torch.int64)
+                with torch.no_grad(), forward_context(ForwardContext(attn_backend=child)):
+                    actual = fx.actual_module(hidden[i], batch)
+                torch.cuda.synchronize()
+                key = self.save(f"draft/{name}", actual)
+                case_i = da.make_dense_case_with_prefix_lens(case, f"{case.name}_step{i}",
+                                                            tuple(p + i for p in case.prefix_lens))
+                prefix = [torch.cat([fx.prefix_hidden[r]] + [hidden[j][r:r + 1] for j in range(i)])
+                          for r in range(bs)]
+                expected = da.expected_dense_output_from_inputs(
+                    fx, case_i, {"prefix_hidden": prefix, "input_hidden": hidden[i]}, None)
+                torch.testing.assert_close(actual, expected, atol=da.DENSE_ATOL, rtol=da.DENSE_RTOL)
+                err = (actual.float() - expected.float()).abs().max().item()
+                self.record(mode, name, "passed", f"max_abs_err={err:.2e} via {type(child).__name__}", t1, key,
+                            spec_setup=note)
+            except BaseException as e:  # noqa: BLE001
+                self.record_exc(mode, name, e, t1, key, spec_setup=note)
+
+    def run_draft_runners(self):
+        """The kit's EAGLE draft CUDA-graph runner and Frozen-KV MTP runner, as the upstream
+        trtllm_mha test calls them; the adapter's assert_outputs_close is wrapped to keep outputs."""
+        sdr = self.sdr
+        specs = [("eagle", self.draft_case("runner_eagle_draft_decode_trtllm_mha_cuda_graph_chain")),
+                 ("eagle", self.draft_case("runner_eagle_draft_decode_trtllm_mha_cuda_graph_chain_gqa", 2)),
+                 ("frozen_kv_mtp", self.draft_case("runner_frozen_kv_mtp_decode_trtllm_mha_cuda_graph"))]
+        for kind, case in specs:
+            if not self.selected(case.name):
+                continue
+            t0, name, key = time.time(), f"runner/{case.name}", None
+            if sdr is None:
+                self.record("draft", name, "skipped", f"speculative_draft_runner import failed: {self.sdr_error}", t0)
+                continue
+            glob = "run_eagle_draft_cuda_graph_runner_case" if kind == "eagle" else "run_frozen_kv_mtp_cuda_graph_runner_case"
+            orig, got = getattr(sdr, glob), {}
+
+            def intercept(testcase, case_, *, adapter, build_kwargs, settings, _orig=orig, _got=got):
+                inner = adapter.assert_outputs_close
+
+                def keep(actual, expected, s):
+                    _got["actual"], _got["expected"] = actual, expected
+                    return inner(actual, expected, s)
+
+                adapter = dataclasses.replace(adapter, assert_outputs_close=keep)
+                return _orig(testcase, case_, adapter=adapter, build_kwargs=build_kwargs, settings=settings)
+
+            setattr(sdr, glob, intercept)
+            try:
+                self.seed()
+                if kind == "eagle":
+                    sdr.run_dense_eagle_draft_cuda_graph_runner_case(
+                        self.tc, case, topk=TOPK, speculative_num_draft_tokens=DRAFT_TOKENS, **self.kw)
+                else:
+                    sdr.run_dense_frozen_kv_mtp_cuda_graph_runner_case(self.tc, case, **self.kw)
+                self.torch.cuda.synchronize()
+                key = self.save_draft_outputs(name, got)
+                self.record("draft", name, "passed", "graph replay matches eager draft_forward", t0, key)
+            except BaseException as e:  # noqa: BLE001
+                key = self.save_draft_outputs(name, got)
+                self.record_exc("draft", name, e, t0, key)
+            finally:
+                setattr(sdr, glob, orig)
+
+    def save_draft_outputs(self, name, got):
+        """Saves every tensor of the runner's (actual, expected) tuples; returns the key of the
+        actual draft tokens (index 2 of EAGLE's (parents, score idx, tokens, probs)) or the first."""
+        first = None
+        for which in ("actual", "expected"):
+            vals = got.get(which)
+            vals = vals if isinstance(vals, (tuple, list)) else [vals]
+            for j, t in enumerate(vals):
+                if self.torch.is_tensor(t):
+                    k = self.save(f"draft/{name}/{which}/{j}", t)
+                    if which == "actual" and (first is None or j == 2):
+                        first = k
+        return first
+
+    # ---------------------------------------------------------------- driver
+    def run(self):
+        da = self.da
+        cases = [c for c in da.make_dense_cases(BACKEND) if self.selected(c.name)]
+        self.measure("TRTLLMHAAttnBackend", da.make_dense_cases(BACKEND)[0],
+                     lambda runner: da.ATTENTION_BACKENDS[BACKEND](runner))
+        self.flush()
+        for phase in (self.run_eager, self.run_cuda_graph, self.run_latency):
+            try:
+                phase(cases)
+            except Exception as e:  # noqa: BLE001
+                self.error(phase.__name__, e)
+            self.flush()
+        self.measure("TRTLLMHAAttnMultiStepDraftBackend", self.draft_case("draft_construction"),
+                     lambda runner: self.tmb.TRTLLMHAAttnMultiStepDraftBackend(runner, TOPK, STEPS), draft=True)
+        self.flush()
+        for phase in (self.run_draft_manual, self.run_draft_runners):  # manual first: a failed capture can taint the stream
+            try:
+                phase()
+            except Exception as e:  # noqa: BLE001
+                self.error(phase.__name__, e)
+            self.flush()
+
+
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m codemod.gpu_worker", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--side", required=True, help="original | patched | original_again (names the output files)")
+    ap.add_argument("--out", required=True, help="directory for result_<side>.json and outputs_<side>.pt")
+    ap.add_argument("--head-dim", type=int, default=64, help="64 or 128 on the SM90 bundle (default 64)")
+    ap.add_argument("--hidden-size", type=int, default=256)
+    ap.add_argument("--repeats", type=int, default=20, help="timed runs per latency case (after 5 warm-ups)")
+    ap.add_argument("--cases-filter", default=None, help="only cases whose name contains SUBSTR")
+    ap.add_argument("--expect-sglang-root", default=None, help="assert that sglang is imported from under DIR")
+    args = ap.parse_args(argv)
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", args.side):
+        ap.error(f"--side must be a plain name, got {args.side!r}")
+    if args.repeats < 1:
+        ap.error("--repeats must be at least 1")
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    w = Worker(args, out)
+    t0 = time.time()
+    try:
+        w.setup()
+    except BaseException as e:  # noqa: BLE001 - nothing can run: one line, a result file, exit 2
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        w.result["errors"].append({"where": "setup", "error": _short(e),
+                                   "traceback": "".join(traceback.format_exception(type(e), e, e.__traceback__)[-6:])[-2500:]})
+        (out / f"result_{args.side}.json").write_text(json.dumps(w.result, indent=1, default=str))
+        print(f"0 passed, 0 failed, 0 skipped (nothing ran: {_short(e, 200)})", flush=True)
+        return 2
+    print(f"[{w.side}] sglang {w.result['sglang_file']} | torch {w.result['torch']} | {w.result['device']} | "
+          f"setup {time.time() - t0:.1f}s | wrapped {len(w.counter.wrapped)} classes"
+          + (f", absent: {', '.join(w.counter.absent)}" if w.counter.absent else ""), flush=True)
+    w.run()
+    c = w.counts
+    w.result["summary"] = dict(c, seconds=round(time.time() - t0, 1))
+    w.flush()
+    print(f"{c['passed']} passed, {c['failed']} failed, {c['skipped']} skipped", flush=True)
+    ran = c["passed"] + c["failed"] > 0 or any("allocated_bytes" in v for v in w.result["construction"].values())
+    return 0 if ran else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
