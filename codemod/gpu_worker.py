@@ -1,43 +1,38 @@
 """Run SGLang's own attention test kit for ONE side (original or patched sources) on a CUDA GPU.
 
     source .gpu-bundle/activate.sh
-    PYTHONPATH=<root holding the side's sglang/>:. python -m codemod.gpu_worker \
-        --side original|patched|original_again --out DIR [--head-dim 64] [--hidden-size 256] \
-        [--repeats 20] [--cases-filter SUBSTR] [--expect-sglang-root DIR]
+    PYTHONPATH=<dir holding the side's sglang/>:. python -m codemod.gpu_worker --side original|patched|original_again \
+        --out DIR [--head-dim 64] [--hidden-size 256] [--repeats 20] [--cases-filter SUBSTR] [--expect-sglang-root DIR]
 
-Standalone: stdlib + torch + sglang (imported inside main(), so this module imports on a
-machine without torch). It never imports the rest of the ``codemod`` package. SGLang comes
-from whatever is first on sys.path; its ``__file__`` is asserted and recorded.
+Standalone (stdlib + torch + sglang, imported inside main(), so this module imports where torch is absent);
+it never imports the rest of ``codemod``. SGLang is whatever sys.path finds first; ``sglang.__file__`` is
+asserted and recorded, with the sha256 of flashinfer_backend.py and trtllm_mha_backend.py. In order:
 
-What it does, in this order (``trtllm_mha``, fp16, the kit's tolerances DENSE_ATOL/RTOL):
-1. wraps ``__init__`` in place (hierarchy unchanged) of the FlashInfer classes
-   (Batch{Prefill,Decode}With*Wrapper, FlashInferIndicesUpdater{Decode,Prefill},
-   FlashInferAttnBackend) and, as "other objects", FlashInferMultiStepDraftBackend and the
-   two TRTLLM backends: ``init_runs`` counts every run (subclass constructions included),
-   ``exact`` counts objects whose type is exactly that class;
-2. construction cost of ``ATTENTION_BACKENDS["trtllm_mha"](runner)`` and of
-   ``TRTLLMHAAttnMultiStepDraftBackend(runner, 1, 3)`` (runner configured for EAGLE by the
-   kit's own ``_configure_runner_for_eagle_draft``): 3 constructions each, with SGLang's
-   named-buffer cache (get_buffer) emptied first and restored after, so the FIRST
-   construction pays for its workspaces; memory_allocated delta, peak increase
-   (max_memory_allocated - before), wall seconds, FlashInfer objects of the first one;
-3. every case of ``make_dense_cases("trtllm_mha")`` eagerly (output saved), then the kit's
-   CUDA-graph decode runner on the decode cases (replay output saved);
-4. forward latency (CUDA events, 5 warm-ups, --repeats runs) of one decode and one extend
-   case: the whole ``run_dense_fixture_eager`` call and the module forward alone;
-5. the multi-step draft backend: (a) "manual": a decode batch built like the kit's EAGLE
-   draft batch (topk=1, 3 steps, prefix_lens (4, 7), page 16), ``init_forward_metadata`` on
-   the draft backend, then one forward (RadixAttention -> forward_decode) through each
-   per-step backend, step i attending prefix + steps 0..i; each step's output is checked
-   against the kit's dense reference and saved as ``draft/manual/<case>/step<i>``;
-   (b) the kit's EAGLE draft CUDA-graph runner and Frozen-KV MTP runner (the cases the
-   upstream trtllm_mha test uses), eager-vs-graph as the kit checks; their outputs are saved.
+1. Counting: before anything is built, ``__init__`` is wrapped in place (hierarchy unchanged) on the
+   FlashInfer classes (Batch{Prefill,Decode}With*Wrapper, FlashInferIndicesUpdater{Decode,Prefill},
+   FlashInferAttnBackend; "flashinfer_objects" = their __init__ runs, subclasses included; the detail
+   also has "exact" = objects of exactly that type) and, as "other_objects", FlashInferMultiStepDraftBackend
+   and the two TRTLLM backends.
+2. Construction of ``ATTENTION_BACKENDS["trtllm_mha"](runner)`` (runner as the kit builds it) and of
+   ``TRTLLMHAAttnMultiStepDraftBackend(runner, 1, 3)`` (runner set up for EAGLE by the kit's own
+   ``_configure_runner_for_eagle_draft``), 3 times each with gc + empty_cache between. SGLang's named
+   buffer cache (get_buffer) is emptied before and restored after, so the FIRST construction pays for its
+   workspaces; its memory_allocated delta and peak increase are reported, later ones in *_all/later_differ.
+3. Every case of ``make_dense_cases("trtllm_mha")`` eagerly vs the kit reference (DENSE_ATOL/RTOL), then the
+   kit's CUDA-graph decode runner on the decode cases (its replay output is kept).
+4. Latency (CUDA events, 5 warm-ups, --repeats runs) of one decode and one extend case: the whole
+   ``run_dense_fixture_eager`` call, and the module forward alone ("<case>/forward_only").
+5. Draft backend. "manual": a topk=1, 3-step EAGLE draft decode batch like the kit's (prefix_lens (4, 7),
+   page 16, contiguous slots); ``init_forward_metadata`` on the draft backend, then one forward
+   (RadixAttention -> forward_decode) through each per-step backend, step i writing KV at prefix+i and
+   reading prefix+i+1 keys; checked against the kit's dense reference, saved as draft/manual/<case>/step<i>.
+   "runner": the kit's EAGLE draft CUDA-graph runner and Frozen-KV MTP runner (the upstream trtllm_mha test
+   cases): graph replay vs eager draft_forward; their (actual, expected) tensors are saved.
 
-Outputs: DIR/result_<side>.json (see ``Worker.result``) and DIR/outputs_<side>.pt
-(torch.save of {key: cpu tensor, exact dtype}); both rewritten after every phase. Inputs
-are deterministic (seeded before each fixture), so keys can be compared across sides.
-A unittest.SkipTest or the bundle's StubCalledError is recorded as "skipped". Prints one
-line per case and finally ``N passed, M failed, K skipped``. Exit 0 unless nothing ran.
+Writes DIR/result_<side>.json and DIR/outputs_<side>.pt ({key: cpu tensor, exact dtype}) after every phase.
+Each fixture is seeded, so a key holds the same inputs on both sides. unittest.SkipTest and the bundle's
+StubCalledError count as "skipped". One line per case, then ``N passed, M failed, K skipped``; exit 0
+unless nothing could run (then 2, with one line and a result file saying why).
 """
 
 from __future__ import annotations
@@ -56,17 +51,14 @@ import traceback
 import unittest
 from pathlib import Path
 
-FLASHINFER_CLASSES = (
-    "BatchPrefillWithPagedKVCacheWrapper", "BatchPrefillWithRaggedKVCacheWrapper",
-    "BatchDecodeWithPagedKVCacheWrapper", "FlashInferIndicesUpdaterDecode",
-    "FlashInferIndicesUpdaterPrefill", "FlashInferAttnBackend",
-)
+FLASHINFER_CLASSES = ("BatchPrefillWithPagedKVCacheWrapper", "BatchPrefillWithRaggedKVCacheWrapper",
+                      "BatchDecodeWithPagedKVCacheWrapper", "FlashInferIndicesUpdaterDecode",
+                      "FlashInferIndicesUpdaterPrefill", "FlashInferAttnBackend")
 OTHER_CLASSES = (("flashinfer_backend", "FlashInferMultiStepDraftBackend"),
-                 ("trtllm_mha_backend", "TRTLLMHAAttnBackend"),
-                 ("trtllm_mha_backend", "TRTLLMHAAttnMultiStepDraftBackend"))
+                 ("trtllm_mha_backend", "TRTLLMHAAttnBackend"), ("trtllm_mha_backend", "TRTLLMHAAttnMultiStepDraftBackend"))
 BACKEND = "trtllm_mha"
 LATENCY_CASES = ("mha_decode_page_boundary", "mha_extend_ragged_page_boundary")
-TOPK, STEPS, DRAFT_TOKENS, CAPTURE_BS, VOCAB = 1, 3, 3, 4, 64  # upstream trtllm_mha chain case
+TOPK, STEPS, DRAFT_TOKENS, CAPTURE_BS, VOCAB = 1, 3, 3, 4, 64  # the upstream trtllm_mha EAGLE chain case
 WARMUP, CONSTRUCTIONS = 5, 3
 
 
@@ -82,8 +74,12 @@ def _short(e, n=300):
     return s if len(s) <= n else s[: n - 3] + "..."
 
 
+def _mro(cls):
+    return [f"{c.__module__}.{c.__qualname__}" for c in cls.__mro__]
+
+
 class ObjectCounter:
-    """Counts __init__ runs of chosen classes; wraps ``cls.__init__`` in place."""
+    """Counts __init__ runs of chosen classes by wrapping ``cls.__init__`` in place."""
 
     def __init__(self):
         self.exact, self.runs, self.by_type, self.wrapped, self.absent = {}, {}, {}, [], []
@@ -107,6 +103,7 @@ class ObjectCounter:
         return dict(self.exact), dict(self.runs), dict(self.by_type)
 
     def delta(self, snap, labels):
+        """({label: init runs since snap}, {label: {exact, init_runs, by_type}})."""
         ex, ru, bt = snap
         labels = [lb for lb in labels if lb in self.wrapped]
         flat = {lb: self.runs.get(lb, 0) - ru.get(lb, 0) for lb in labels}
@@ -119,19 +116,17 @@ class ObjectCounter:
 class Worker:
     def __init__(self, args, out: Path):
         self.args, self.out, self.side = args, out, args.side
-        self.outputs, self.seen_errors = {}, set()
+        self.outputs, self.seen_errors, self.counter, self.tc = {}, set(), ObjectCounter(), _KitTestCase()
         self.counts = {"passed": 0, "failed": 0, "skipped": 0}
-        self.counter = ObjectCounter()
-        self.tc = _KitTestCase()
-        self.sdr = self.sdr_error = None
-        self.result = {"side": self.side, "sglang_file": None, "torch": None, "device": None,
-                       "args": vars(args), "modules": {}, "wrapped_classes": [], "absent_classes": [],
-                       "construction": {}, "cases": [], "latency": {}, "errors": []}
+        self.sdr = self.sdr_error = self.torch = None
+        self.result = {"side": self.side, "sglang_file": None, "torch": None, "device": None, "args": vars(args),
+                       "modules": {}, "wrapped_classes": [], "absent_classes": [], "construction": {}, "cases": [],
+                       "latency": {}, "errors": []}
 
-    # ---------------------------------------------------------------- plumbing
+    # ------------------------------------------------------------------ plumbing
     def flush(self):
         (self.out / f"result_{self.side}.json").write_text(json.dumps(self.result, indent=1, default=str))
-        if self.outputs:
+        if self.outputs and self.torch is not None:
             self.torch.save(self.outputs, self.out / f"outputs_{self.side}.pt")
 
     def seed(self, s=0):
@@ -142,13 +137,13 @@ class Worker:
         return not self.args.cases_filter or self.args.cases_filter in name
 
     def error(self, where, e):
+        """Keeps (and prints) the traceback of each distinct error once."""
         key = f"{where}: {_short(e, 160)}"
-        if key in self.seen_errors:
-            return
-        self.seen_errors.add(key)
-        tb = "".join(traceback.format_exception(type(e), e, e.__traceback__)[-8:]).rstrip()[-2500:]
-        self.result["errors"].append({"where": where, "error": _short(e), "traceback": tb})
-        print(tb, flush=True)
+        if key not in self.seen_errors:
+            self.seen_errors.add(key)
+            tb = "".join(traceback.format_exception(type(e), e, e.__traceback__)[-8:]).rstrip()[-2500:]
+            self.result["errors"].append({"where": where, "error": _short(e), "traceback": tb})
+            print(tb, flush=True)
 
     def record(self, mode, name, status, detail, t0, output_key=None, **extra):
         self.counts[status] += 1
@@ -172,15 +167,12 @@ class Worker:
         return key
 
     def digest(self, t):
-        try:
+        try:  # same inputs on both sides? (best effort: needs numpy)
             return hashlib.sha256(t.detach().cpu().contiguous().view(self.torch.uint8).numpy().tobytes()).hexdigest()[:16]
-        except Exception:  # noqa: BLE001 - best effort (needs numpy)
+        except Exception:  # noqa: BLE001
             return None
 
-    def fi_delta(self, snap):
-        return self.counter.delta(snap, FLASHINFER_CLASSES)[0]
-
-    # ---------------------------------------------------------------- setup
+    # ------------------------------------------------------------------ setup
     def setup(self):
         import torch
 
@@ -196,21 +188,20 @@ class Worker:
         self.result["sglang_file"] = str(Path(f).resolve())
         if self.args.expect_sglang_root:
             root = Path(self.args.expect_sglang_root).resolve()
-            assert Path(f).resolve().is_relative_to(root), f"sglang from {f}, expected under {root}"
+            assert Path(f).resolve().is_relative_to(root), f"sglang comes from {f}, expected under {root}"
         from sglang.srt.layers.attention import flashinfer_backend as fib
         from sglang.srt.layers.attention import trtllm_mha_backend as tmb
 
         for mod in (fib, tmb):
             p = Path(mod.__file__)
             self.result["modules"][mod.__name__] = {"path": str(p), "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
-        mods = {"flashinfer_backend": fib, "trtllm_mha_backend": tmb}
         try:
             import flashinfer
         except Exception:  # noqa: BLE001
             flashinfer = None
+        mods = {"flashinfer_backend": fib, "trtllm_mha_backend": tmb}
         todo = [(n, getattr(fib, n, None) or getattr(flashinfer, n, None)) for n in FLASHINFER_CLASSES]
-        todo += [(n, getattr(mods[m], n, None)) for m, n in OTHER_CLASSES]
-        for name, cls in todo:  # before anything is constructed
+        for name, cls in todo + [(n, getattr(mods[m], n, None)) for m, n in OTHER_CLASSES]:
             if isinstance(cls, type):
                 self.counter.wrap(cls, name)
             else:
@@ -219,67 +210,60 @@ class Worker:
         self.tmb = tmb
         from sglang.test.kits.attention_unittest.attention_methods import dense_attention as da
 
-        self.da = da
-        self.kw = dict(head_dim=self.args.head_dim, hidden_size=self.args.hidden_size)
+        self.da, self.kw = da, dict(head_dim=self.args.head_dim, hidden_size=self.args.hidden_size)
         try:
             from sglang.test.kits.attention_unittest.runner_modes import speculative_draft_runner as sdr
+
             self.sdr = sdr
-        except Exception as e:  # noqa: BLE001 - draft-runner cases are skipped with this reason
+        except Exception as e:  # noqa: BLE001 - the draft-runner cases are then skipped with this reason
             self.sdr_error = _short(e)
             self.error("import speculative_draft_runner", e)
 
-    # ---------------------------------------------------------------- construction
-    def runner_for(self, case, *, draft=False):
-        da = self.da
-        mc = da.TinyModelConfig(num_heads=case.num_heads, num_kv_heads=case.num_kv_heads,
-                                head_dim=self.args.head_dim, hidden_size=self.args.hidden_size,
-                                context_len=da.DEFAULT_MAX_CONTEXT_LEN, sliding_window_size=case.sliding_window_size)
-        extra = dict(disable_cuda_graph=False, runner_batch_size=CAPTURE_BS) if draft else {}
-        runner = da.MockModelRunner(case=case, model_config=mc, dtype=da.DEFAULT_DTYPE, device="cuda",
-                                    max_context_len=da.DEFAULT_MAX_CONTEXT_LEN, head_dim=self.args.head_dim, **extra)
-        return runner, (self.configure_draft(runner, case) if draft else None)
-
-    def draft_settings(self):
-        da = self.da
-        return self.sdr.EagleDraftRunnerSettings(
-            topk=TOPK, speculative_num_steps=STEPS, speculative_num_draft_tokens=DRAFT_TOKENS,
-            capture_batch_size=CAPTURE_BS, hidden_size=self.args.hidden_size, vocab_size=VOCAB,
-            max_context_len=da.DEFAULT_MAX_CONTEXT_LEN, dtype=da.DEFAULT_DTYPE, device="cuda",
-            atol=da.DENSE_ATOL, rtol=da.DENSE_RTOL)
-
+    # ------------------------------------------------------------------ construction
     def configure_draft(self, runner, case):
-        """The kit's EAGLE server-args setup; without it the backend still builds (no spec args)."""
+        """The kit's EAGLE server-args setup; without it the draft backend still builds (no spec args)."""
         if self.sdr is None:
             return f"not configured: speculative_draft_runner import failed: {self.sdr_error}"
+        da = self.da
         try:
-            self.sdr._configure_runner_for_eagle_draft(runner, case, self.draft_settings())
-            return "configured by speculative_draft_runner._configure_runner_for_eagle_draft"
+            settings = self.sdr.EagleDraftRunnerSettings(
+                topk=TOPK, speculative_num_steps=STEPS, speculative_num_draft_tokens=DRAFT_TOKENS,
+                capture_batch_size=CAPTURE_BS, hidden_size=self.args.hidden_size, vocab_size=VOCAB,
+                max_context_len=da.DEFAULT_MAX_CONTEXT_LEN, dtype=da.DEFAULT_DTYPE, device="cuda",
+                atol=da.DENSE_ATOL, rtol=da.DENSE_RTOL)
+            self.sdr._configure_runner_for_eagle_draft(runner, case, settings)
+            return "speculative_draft_runner._configure_runner_for_eagle_draft"
         except Exception as e:  # noqa: BLE001
             self.error("configure draft runner", e)
             return f"not configured: {_short(e)}"
 
     def measure(self, label, case, build, draft=False):
-        torch = self.torch
-        t0 = time.time()
+        torch, da, t0 = self.torch, self.da, time.time()
+        rec = {"case": case.name, "buffer_cache_isolated": True}
         try:
-            runner, spec_note = self.runner_for(case, draft=draft)
+            mc = da.TinyModelConfig(num_heads=case.num_heads, num_kv_heads=case.num_kv_heads, head_dim=self.args.head_dim,
+                                    hidden_size=self.args.hidden_size, context_len=da.DEFAULT_MAX_CONTEXT_LEN,
+                                    sliding_window_size=case.sliding_window_size)
+            runner = da.MockModelRunner(case=case, model_config=mc, dtype=da.DEFAULT_DTYPE, device="cuda",
+                                        max_context_len=da.DEFAULT_MAX_CONTEXT_LEN, head_dim=self.args.head_dim,
+                                        **(dict(disable_cuda_graph=False, runner_batch_size=CAPTURE_BS) if draft else {}))
+            if draft:
+                rec["spec_setup"] = self.configure_draft(runner, case)
             from sglang.srt import runtime_context as rc
 
-            buffers = rc._CONTEXT.resources.buffers
+            buffers = rc._CONTEXT.resources.buffers  # get_buffer's name -> buffer cache
         except Exception as e:  # noqa: BLE001
             self.error(f"construction/{label}", e)
+            self.result["construction"][label] = dict(rec, error=_short(e))
             return
-        saved = dict(buffers)
+        saved, allocs, peaks, secs = dict(buffers), [], [], []
         buffers.clear()
-        rec = {"case": case.name, "buffer_cache_isolated": True, "spec_setup": spec_note}
-        allocs, peaks, secs = [], [], []
         try:
             for k in range(CONSTRUCTIONS):
                 gc.collect()
                 torch.cuda.empty_cache()
                 torch.cuda.synchronize()
-                keys, snap = set(buffers), self.counter.snapshot()
-                m0 = torch.cuda.memory_allocated()
+                keys, snap, m0 = set(buffers), self.counter.snapshot(), torch.cuda.memory_allocated()
                 torch.cuda.reset_peak_memory_stats()
                 t1 = time.perf_counter()
                 obj = build(runner)
@@ -289,16 +273,13 @@ class Worker:
                 peaks.append(torch.cuda.max_memory_allocated() - m0)
                 if k == 0:
                     flat, detail = self.counter.delta(snap, FLASHINFER_CLASSES)
-                    others = self.counter.delta(snap, [n for _, n in OTHER_CLASSES])[1]
-                    rec.update(flashinfer_objects=flat, flashinfer_objects_detail=detail, other_objects=others,
-                               class_mro=[f"{c.__module__}.{c.__qualname__}" for c in type(obj).__mro__],
+                    rec.update(flashinfer_objects=flat, flashinfer_objects_detail=detail, class_mro=_mro(type(obj)),
+                               other_objects=self.counter.delta(snap, [n for _, n in OTHER_CLASSES])[1],
                                buffers_created={n: int(getattr(buffers[n], "nbytes", 0) or 0) for n in set(buffers) - keys})
-                    children = getattr(obj, "attn_backends", None)
-                    if children is not None:
-                        rec["children"] = [type(c).__name__ for c in children]
-                        rec["child_class_mro"] = [f"{c.__module__}.{c.__qualname__}" for c in type(children[0]).__mro__] if children else []
+                    children = list(getattr(obj, "attn_backends", None) or [])
+                    if children:
+                        rec.update(children=[type(c).__name__ for c in children], child_class_mro=_mro(type(children[0])))
                 del obj
-                gc.collect()
         except Exception as e:  # noqa: BLE001
             self.error(f"construction/{label}", e)
             rec["error"] = _short(e)
@@ -308,20 +289,19 @@ class Worker:
             gc.collect()
             torch.cuda.empty_cache()
         if allocs:
-            rec.update(allocated_bytes=allocs[0], peak_bytes=peaks[0], allocated_bytes_all=allocs,
-                       peak_bytes_all=peaks, later_differ=any(a != allocs[0] for a in allocs[1:]),
-                       seconds_median=statistics.median(secs), seconds_all=secs)
-            print(f"[{self.side}] construction {label}: {allocs[0] / 2**20:.1f} MiB allocated, peak +"
-                  f"{peaks[0] / 2**20:.1f} MiB, {statistics.median(secs) * 1e3:.1f} ms median, FlashInfer "
-                  f"objects {sum(rec['flashinfer_objects'].values())} ({time.time() - t0:.1f}s)", flush=True)
+            rec.update(allocated_bytes=allocs[0], peak_bytes=peaks[0], allocated_bytes_all=allocs, peak_bytes_all=peaks,
+                       later_differ=any(a != allocs[0] for a in allocs[1:]), seconds_median=statistics.median(secs),
+                       seconds_all=secs)
+            print(f"[{self.side}] construction {label}: {allocs[0] / 2**20:.1f} MiB allocated, peak +{peaks[0] / 2**20:.1f}"
+                  f" MiB, {rec['seconds_median'] * 1e3:.1f} ms median, FlashInfer objects "
+                  f"{sum(rec['flashinfer_objects'].values())} ({time.time() - t0:.1f}s)", flush=True)
         self.result["construction"][label] = rec
 
-    # ---------------------------------------------------------------- kit cases
+    # ------------------------------------------------------------------ kit cases
     def run_eager(self, cases):
         da, torch = self.da, self.torch
         for case in cases:
-            t0, key, extra = time.time(), None, {}
-            snap = self.counter.snapshot()
+            t0, key, extra, snap = time.time(), None, {}, self.counter.snapshot()
             try:
                 self.seed()
                 fx = da.build_dense_attention_fixture(self.tc, case, **self.kw)
@@ -330,7 +310,7 @@ class Worker:
                 expected = da.expected_dense_fixture_output(fx)
                 torch.cuda.synchronize()
                 key = self.save(case.name, actual)
-                extra["flashinfer_objects"] = self.fi_delta(snap)
+                extra["flashinfer_objects"] = self.counter.delta(snap, FLASHINFER_CLASSES)[0]
                 torch.testing.assert_close(actual, expected, atol=da.DENSE_ATOL, rtol=da.DENSE_RTOL)
                 err = (actual.float() - expected.float()).abs().max().item()
                 self.record("eager", case.name, "passed", f"max_abs_err={err:.2e}", t0, key, **extra)
@@ -342,28 +322,23 @@ class Worker:
     def run_cuda_graph(self, cases):
         from sglang.test.kits.attention_unittest.runner_modes import cuda_graph_decode_runner as cgr
 
-        orig = cgr.run_dense_forward  # the adapter picks this global up at call time
-        for case in cases:
-            if not case.forward_mode.is_decode():
-                continue
+        orig = cgr.run_dense_forward  # run_dense_cuda_graph_decode_case reads this global when it builds its adapter
+        for case in [c for c in cases if c.forward_mode.is_decode()]:
             t0, key, calls = time.time(), None, []
 
-            def recording_forward(fixture, batch, inputs):
-                out = orig(fixture, batch, inputs)
-                calls.append(out)  # call 1: capture warm-up, call 2: replay
-                return out
+            def recording_forward(fixture, batch, inputs, _calls=calls):
+                _calls.append(orig(fixture, batch, inputs))  # call 1: capture warm-up; call 2: replay
+                return _calls[-1]
 
             cgr.run_dense_forward = recording_forward
             try:
                 self.seed()
                 cgr.run_dense_cuda_graph_decode_case(self.tc, case, **self.kw)
                 self.torch.cuda.synchronize()
-                if len(calls) >= 2:
-                    key = self.save(f"cuda_graph_decode/{case.name}", calls[-1])
+                key = self.save(f"cuda_graph_decode/{case.name}", calls[-1]) if len(calls) >= 2 else None
                 self.record("cuda_graph_decode", case.name, "passed", "replay matches reference and eager", t0, key)
             except BaseException as e:  # noqa: BLE001
-                if len(calls) >= 2:
-                    key = self.save(f"cuda_graph_decode/{case.name}", calls[-1])
+                key = self.save(f"cuda_graph_decode/{case.name}", calls[-1]) if len(calls) >= 2 else None
                 self.record_exc("cuda_graph_decode", case.name, e, t0, key)
             finally:
                 cgr.run_dense_forward = orig
@@ -375,8 +350,7 @@ class Worker:
         for _ in range(WARMUP):
             fn()
         torch.cuda.synchronize()
-        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-                  for _ in range(self.args.repeats)]
+        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(self.args.repeats)]
         for start, end in events:
             start.record()
             fn()
@@ -396,9 +370,8 @@ class Worker:
             try:
                 self.seed()
                 fx = da.build_dense_attention_fixture(self.tc, case, **self.kw)
-                full = self.time_calls(lambda: da.run_dense_fixture_eager(fx))
-                full["what"] = "run_dense_fixture_eager: init_forward_metadata + module forward"
-                self.result["latency"][case.name] = full
+                full = dict(self.time_calls(lambda: da.run_dense_fixture_eager(fx)),
+                            what="run_dense_fixture_eager: init_forward_metadata + module forward")
 
                 def forward_only():
                     with torch.no_grad(), forward_context(ForwardContext(attn_backend=fx.backend)):
@@ -406,17 +379,17 @@ class Worker:
 
                 with torch.no_grad(), forward_context(ForwardContext(attn_backend=fx.backend)):
                     fx.backend.init_forward_metadata(fx.forward_batch)
-                fwd = self.time_calls(forward_only)
-                fwd["what"] = "module forward only (metadata initialised once)"
+                fwd = dict(self.time_calls(forward_only), what="module forward only (metadata initialised once)")
+                self.result["latency"][case.name] = full
                 self.result["latency"][f"{case.name}/forward_only"] = fwd
-                print(f"[{self.side}] latency {case.name}: {full['median_ms']:.3f} ms eager call, "
-                      f"{fwd['median_ms']:.3f} ms forward only (median of {self.args.repeats})", flush=True)
+                print(f"[{self.side}] latency {case.name}: {full['median_ms']:.3f} ms eager call, {fwd['median_ms']:.3f} "
+                      f"ms forward only (median of {self.args.repeats})", flush=True)
             except Exception as e:  # noqa: BLE001
                 self.error(f"latency/{case.name}", e)
             fx = None
             gc.collect()
 
-    # ---------------------------------------------------------------- draft backend
+    # ------------------------------------------------------------------ draft backend
     def draft_case(self, name, num_kv_heads=4):
         from sglang.srt.model_executor.forward_batch_info import ForwardMode
 
@@ -424,93 +397,84 @@ class Worker:
                                           num_kv_heads=num_kv_heads, page_size=16, prefix_lens=(4, 7))
 
     def run_draft_manual(self):
-        """init_forward_metadata on TRTLLMHAAttnMultiStepDraftBackend, then one decode forward per
-        per-step backend (steps write KV at prefix+i, step i reads prefix+i+1 keys), vs the kit reference."""
-        da, torch = self.da, self.torch
+        """init_forward_metadata on TRTLLMHAAttnMultiStepDraftBackend, then one decode forward through each
+        per-step backend; step i writes KV at prefix+i and reads prefix+i+1 keys; checked vs the kit reference."""
+        da, torch, mode = self.da, self.torch, "draft"
         from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch, ForwardMode
         from sglang.srt.model_executor.forward_context import ForwardContext, forward_context
         from sglang.srt.speculative.eagle_info import EagleDraftInput
         from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
 
-        case = self.draft_case("draft_manual_chain")
+        case, t0 = self.draft_case("draft_manual_chain"), time.time()
         if not self.selected(case.name):
             return
-        t0, mode = time.time(), "draft"
         try:
             self.seed()
-            fx = da.build_dense_attention_fixture(self.tc, case, disable_cuda_graph=False,
-                                                  runner_batch_size=CAPTURE_BS, **self.kw)
+            # "contiguous": a paged kernel reads a logical page as one physical page, so the fixture's prefix and
+            # the draft slots (the kit's _token_loc, as _prepare_dense_draft_replay_state uses) share one layout.
+            fx = da.build_dense_attention_fixture(self.tc, case, disable_cuda_graph=False, runner_batch_size=CAPTURE_BS,
+                                                  loc_layout="contiguous", **self.kw)
             note = self.configure_draft(fx.runner, case)
             draft = self.tmb.TRTLLMHAAttnMultiStepDraftBackend(fx.runner, TOPK, STEPS)
             bs, ctx, dev = case.batch_size, da.DEFAULT_MAX_CONTEXT_LEN, "cuda"
-            # Draft slots as the kit lays them (_prepare_dense_draft_replay_state, topk=1):
-            # contiguous _token_loc for positions prefix..prefix+STEPS-1; prefix KV stays where
-            # the fixture wrote it (its shuffled-page layout).
             locs = []
             for r, p in enumerate(case.prefix_lens):
                 for s in range(STEPS):
-                    loc = da._token_loc(r, p + s, page_size=case.page_size, max_context_len=ctx)
-                    fx.runner.req_to_token_pool.req_to_token[r, p + s] = loc
-                    locs.append(loc)
+                    locs.append(da._token_loc(r, p + s, page_size=case.page_size, max_context_len=ctx))
+                    fx.runner.req_to_token_pool.req_to_token[r, p + s] = locs[-1]
             gen = torch.Generator(device=dev)
             gen.manual_seed(4080)
             hidden = [torch.randn(bs, self.args.hidden_size, generator=gen, device=dev, dtype=da.DEFAULT_DTYPE)
                       for _ in range(STEPS - 1)]
             seq = torch.tensor(case.prefix_lens, dtype=torch.int32, device=dev)
-            spec = EagleDraftInput(topk_p=torch.ones(bs, TOPK, device=dev), topk_index=torch.zeros(bs, TOPK, dtype=torch.int64, device=dev),
-                                   hidden_states=hidden[0].clone(), capture_hidden_mode=CaptureHiddenMode.LAST,
-                                   num_tokens_per_req=TOPK, num_tokens_for_logprob_per_req=TOPK)
+            spec = EagleDraftInput(topk_p=torch.ones(bs, TOPK, device=dev), hidden_states=hidden[0].clone(),
+                                   topk_index=torch.zeros(bs, TOPK, dtype=torch.int64, device=dev),
+                                   capture_hidden_mode=CaptureHiddenMode.LAST, num_tokens_per_req=TOPK,
+                                   num_tokens_for_logprob_per_req=TOPK)
             out_cache_loc = torch.tensor(locs, dtype=torch.int64, device=dev)
             batch = ForwardBatch(forward_mode=ForwardMode.DECODE, batch_size=bs, input_ids=None,
                                  req_pool_indices=torch.arange(bs, dtype=torch.int32, device=dev), seq_lens=seq,
-                                 seq_lens_cpu=torch.tensor(case.prefix_lens, dtype=torch.int32), out_cache_loc=out_cache_loc,
-                                 seq_lens_sum=sum(case.prefix_lens), positions=seq.to(torch.int64),
-                                 spec_algorithm=SpeculativeAlgorithm.EAGLE, spec_info=spec,
-                                 capture_hidden_mode=CaptureHiddenMode.LAST)
-            fx.runner.kv_index_translator.bind_own_plan(batch)
+                                 seq_lens_cpu=torch.tensor(case.prefix_lens, dtype=torch.int32),
+                                 out_cache_loc=out_cache_loc, seq_lens_sum=sum(case.prefix_lens),
+                                 positions=seq.to(torch.int64), spec_algorithm=SpeculativeAlgorithm.EAGLE,
+                                 spec_info=spec, capture_hidden_mode=CaptureHiddenMode.LAST)
+            fx.runner.kv_index_translator.bind_own_plan(batch)  # plan over all STEPS write slots, as the kit does
             with torch.no_grad():
                 draft.init_forward_metadata(batch)
             batch.mark_forward_metadata_ready()
-            per_step = out_cache_loc.view(bs, STEPS).t().contiguous()  # per_step_draft_out_cache_loc, topk=1
+            per_step = out_cache_loc.view(bs, STEPS).t().contiguous()  # = per_step_draft_out_cache_loc for topk=1
         except BaseException as e:  # noqa: BLE001
             return self.record_exc(mode, f"manual/{case.name}", e, t0)
         for i, child in enumerate(draft.attn_backends):
             t1, key, name = time.time(), None, f"manual/{case.name}/step{i}"
             try:
-                batch.out_cache_loc = per_step[i]
-                batch.positions = (seq + i).to(torch.int64)
+                batch.out_cache_loc, batch.positions = per_step[i], (seq + i).to(torch.int64)
                 with torch.no_grad(), forward_context(ForwardContext(attn_backend=child)):
                     actual = fx.actual_module(hidden[i], batch)
                 torch.cuda.synchronize()
                 key = self.save(f"draft/{name}", actual)
-                case_i = da.make_dense_case_with_prefix_lens(case, f"{case.name}_step{i}",
-                                                            tuple(p + i for p in case.prefix_lens))
-                prefix = [torch.cat([fx.prefix_hidden[r]] + [hidden[j][r:r + 1] for j in range(i)])
-                          for r in range(bs)]
-                expected = da.expected_dense_output_from_inputs(
-                    fx, case_i, {"prefix_hidden": prefix, "input_hidden": hidden[i]}, None)
+                case_i = da.make_dense_case_with_prefix_lens(case, f"{case.name}_step{i}", tuple(p + i for p in case.prefix_lens))
+                prefix = [torch.cat([fx.prefix_hidden[r]] + [hidden[j][r:r + 1] for j in range(i)]) for r in range(bs)]
+                expected = da.expected_dense_output_from_inputs(fx, case_i, {"prefix_hidden": prefix, "input_hidden": hidden[i]}, None)
                 torch.testing.assert_close(actual, expected, atol=da.DENSE_ATOL, rtol=da.DENSE_RTOL)
                 err = (actual.float() - expected.float()).abs().max().item()
-                self.record(mode, name, "passed", f"max_abs_err={err:.2e} via {type(child).__name__}", t1, key,
-                            spec_setup=note)
+                self.record(mode, name, "passed", f"max_abs_err={err:.2e} via {type(child).__name__}", t1, key, spec_setup=note)
             except BaseException as e:  # noqa: BLE001
                 self.record_exc(mode, name, e, t1, key, spec_setup=note)
 
     def run_draft_runners(self):
-        """The kit's EAGLE draft CUDA-graph runner and Frozen-KV MTP runner, as the upstream
-        trtllm_mha test calls them; the adapter's assert_outputs_close is wrapped to keep outputs."""
+        """The kit's EAGLE draft CUDA-graph runner and Frozen-KV MTP runner as the upstream trtllm_mha test calls
+        them (plus a GQA chain); the adapter's assert_outputs_close is wrapped to keep (actual, expected)."""
         sdr = self.sdr
         specs = [("eagle", self.draft_case("runner_eagle_draft_decode_trtllm_mha_cuda_graph_chain")),
                  ("eagle", self.draft_case("runner_eagle_draft_decode_trtllm_mha_cuda_graph_chain_gqa", 2)),
                  ("frozen_kv_mtp", self.draft_case("runner_frozen_kv_mtp_decode_trtllm_mha_cuda_graph"))]
-        for kind, case in specs:
-            if not self.selected(case.name):
-                continue
+        for kind, case in [s for s in specs if self.selected(s[1].name)]:
             t0, name, key = time.time(), f"runner/{case.name}", None
             if sdr is None:
                 self.record("draft", name, "skipped", f"speculative_draft_runner import failed: {self.sdr_error}", t0)
                 continue
-            glob = "run_eagle_draft_cuda_graph_runner_case" if kind == "eagle" else "run_frozen_kv_mtp_cuda_graph_runner_case"
+            glob = f"run_{'eagle_draft' if kind == 'eagle' else 'frozen_kv_mtp'}_cuda_graph_runner_case"
             orig, got = getattr(sdr, glob), {}
 
             def intercept(testcase, case_, *, adapter, build_kwargs, settings, _orig=orig, _got=got):
@@ -523,12 +487,12 @@ class Worker:
                 adapter = dataclasses.replace(adapter, assert_outputs_close=keep)
                 return _orig(testcase, case_, adapter=adapter, build_kwargs=build_kwargs, settings=settings)
 
-            setattr(sdr, glob, intercept)
+            setattr(sdr, glob, intercept)  # the run_dense_* wrappers read this global at call time
             try:
                 self.seed()
                 if kind == "eagle":
-                    sdr.run_dense_eagle_draft_cuda_graph_runner_case(
-                        self.tc, case, topk=TOPK, speculative_num_draft_tokens=DRAFT_TOKENS, **self.kw)
+                    sdr.run_dense_eagle_draft_cuda_graph_runner_case(self.tc, case, topk=TOPK,
+                                                                     speculative_num_draft_tokens=DRAFT_TOKENS, **self.kw)
                 else:
                     sdr.run_dense_frozen_kv_mtp_cuda_graph_runner_case(self.tc, case, **self.kw)
                 self.torch.cuda.synchronize()
@@ -541,25 +505,23 @@ class Worker:
                 setattr(sdr, glob, orig)
 
     def save_draft_outputs(self, name, got):
-        """Saves every tensor of the runner's (actual, expected) tuples; returns the key of the
-        actual draft tokens (index 2 of EAGLE's (parents, score idx, tokens, probs)) or the first."""
+        """Saves each tensor of the runner's (actual, expected); returns the key of the actual draft tokens
+        (index 2 of EAGLE's (parents, top-score indices, tokens, probs)), else of its first tensor."""
         first = None
         for which in ("actual", "expected"):
             vals = got.get(which)
-            vals = vals if isinstance(vals, (tuple, list)) else [vals]
-            for j, t in enumerate(vals):
+            for j, t in enumerate(vals if isinstance(vals, (tuple, list)) else [vals]):
                 if self.torch.is_tensor(t):
                     k = self.save(f"draft/{name}/{which}/{j}", t)
-                    if which == "actual" and (first is None or j == 2):
-                        first = k
+                    first = k if which == "actual" and (first is None or j == 2) else first
         return first
 
-    # ---------------------------------------------------------------- driver
+    # ------------------------------------------------------------------ driver
     def run(self):
         da = self.da
-        cases = [c for c in da.make_dense_cases(BACKEND) if self.selected(c.name)]
-        self.measure("TRTLLMHAAttnBackend", da.make_dense_cases(BACKEND)[0],
-                     lambda runner: da.ATTENTION_BACKENDS[BACKEND](runner))
+        all_cases = list(da.make_dense_cases(BACKEND))
+        cases = [c for c in all_cases if self.selected(c.name)]
+        self.measure("TRTLLMHAAttnBackend", all_cases[0], lambda runner: da.ATTENTION_BACKENDS[BACKEND](runner))
         self.flush()
         for phase in (self.run_eager, self.run_cuda_graph, self.run_latency):
             try:
@@ -570,7 +532,7 @@ class Worker:
         self.measure("TRTLLMHAAttnMultiStepDraftBackend", self.draft_case("draft_construction"),
                      lambda runner: self.tmb.TRTLLMHAAttnMultiStepDraftBackend(runner, TOPK, STEPS), draft=True)
         self.flush()
-        for phase in (self.run_draft_manual, self.run_draft_runners):  # manual first: a failed capture can taint the stream
+        for phase in (self.run_draft_manual, self.run_draft_runners):  # manual first: a failed capture can taint CUDA
             try:
                 phase()
             except Exception as e:  # noqa: BLE001
@@ -585,9 +547,9 @@ def parse_args(argv=None):
     ap.add_argument("--out", required=True, help="directory for result_<side>.json and outputs_<side>.pt")
     ap.add_argument("--head-dim", type=int, default=64, help="64 or 128 on the SM90 bundle (default 64)")
     ap.add_argument("--hidden-size", type=int, default=256)
-    ap.add_argument("--repeats", type=int, default=20, help="timed runs per latency case (after 5 warm-ups)")
-    ap.add_argument("--cases-filter", default=None, help="only cases whose name contains SUBSTR")
-    ap.add_argument("--expect-sglang-root", default=None, help="assert that sglang is imported from under DIR")
+    ap.add_argument("--repeats", type=int, default=20, help="timed runs per latency case, after 5 warm-ups")
+    ap.add_argument("--cases-filter", default=None, metavar="SUBSTR", help="only cases whose name contains SUBSTR")
+    ap.add_argument("--expect-sglang-root", default=None, metavar="DIR", help="assert sglang is imported from under DIR")
     args = ap.parse_args(argv)
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", args.side):
         ap.error(f"--side must be a plain name, got {args.side!r}")
@@ -600,20 +562,19 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    w = Worker(args, out)
-    t0 = time.time()
+    w, t0 = Worker(args, out), time.time()
     try:
         w.setup()
-    except BaseException as e:  # noqa: BLE001 - nothing can run: one line, a result file, exit 2
+    except BaseException as e:  # noqa: BLE001 - nothing can run: a result file, one line, exit 2
         if isinstance(e, KeyboardInterrupt):
             raise
-        w.result["errors"].append({"where": "setup", "error": _short(e),
-                                   "traceback": "".join(traceback.format_exception(type(e), e, e.__traceback__)[-6:])[-2500:]})
+        tb = "".join(traceback.format_exception(type(e), e, e.__traceback__)[-6:])[-2500:]
+        w.result["errors"].append({"where": "setup", "error": _short(e), "traceback": tb})
         (out / f"result_{args.side}.json").write_text(json.dumps(w.result, indent=1, default=str))
         print(f"0 passed, 0 failed, 0 skipped (nothing ran: {_short(e, 200)})", flush=True)
         return 2
-    print(f"[{w.side}] sglang {w.result['sglang_file']} | torch {w.result['torch']} | {w.result['device']} | "
-          f"setup {time.time() - t0:.1f}s | wrapped {len(w.counter.wrapped)} classes"
+    print(f"[{w.side}] sglang {w.result['sglang_file']} | torch {w.result['torch']} | {w.result['device']} | setup "
+          f"{time.time() - t0:.1f}s | wrapped {len(w.counter.wrapped)} classes"
           + (f", absent: {', '.join(w.counter.absent)}" if w.counter.absent else ""), flush=True)
     w.run()
     c = w.counts
