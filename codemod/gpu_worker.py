@@ -1,38 +1,31 @@
-"""Run SGLang's own attention test kit for ONE side (original or patched sources) on a CUDA GPU.
+"""Run SGLang's own attention test kit (``trtllm_mha``) for ONE side, original or patched sources, on a CUDA GPU.
 
     source .gpu-bundle/activate.sh
     PYTHONPATH=<dir holding the side's sglang/>:. python -m codemod.gpu_worker --side original|patched|original_again \
-        --out DIR [--head-dim 64] [--hidden-size 256] [--repeats 20] [--cases-filter SUBSTR] [--expect-sglang-root DIR]
+        --out DIR [--head-dim 64] [--hidden-size 256] [--repeats 20] [--cases-filter SUBSTR]
 
-Standalone (stdlib + torch + sglang, imported inside main(), so this module imports where torch is absent);
-it never imports the rest of ``codemod``. SGLang is whatever sys.path finds first; ``sglang.__file__`` is
-asserted and recorded, with the sha256 of flashinfer_backend.py and trtllm_mha_backend.py. In order:
-
-1. Counting: before anything is built, ``__init__`` is wrapped in place (hierarchy unchanged) on the
-   FlashInfer classes (Batch{Prefill,Decode}With*Wrapper, FlashInferIndicesUpdater{Decode,Prefill},
-   FlashInferAttnBackend; "flashinfer_objects" = their __init__ runs, subclasses included; the detail
-   also has "exact" = objects of exactly that type) and, as "other_objects", FlashInferMultiStepDraftBackend
-   and the two TRTLLM backends.
-2. Construction of ``ATTENTION_BACKENDS["trtllm_mha"](runner)`` (runner as the kit builds it) and of
-   ``TRTLLMHAAttnMultiStepDraftBackend(runner, 1, 3)`` (runner set up for EAGLE by the kit's own
-   ``_configure_runner_for_eagle_draft``), 3 times each with gc + empty_cache between. SGLang's named
-   buffer cache (get_buffer) is emptied before and restored after, so the FIRST construction pays for its
-   workspaces; its memory_allocated delta and peak increase are reported, later ones in *_all/later_differ.
-3. Every case of ``make_dense_cases("trtllm_mha")`` eagerly vs the kit reference (DENSE_ATOL/RTOL), then the
-   kit's CUDA-graph decode runner on the decode cases (its replay output is kept).
-4. Latency (CUDA events, 5 warm-ups, --repeats runs) of one decode and one extend case: the whole
-   ``run_dense_fixture_eager`` call, and the module forward alone ("<case>/forward_only").
-5. Draft backend. "manual": a topk=1, 3-step EAGLE draft decode batch like the kit's (prefix_lens (4, 7),
-   page 16, contiguous slots); ``init_forward_metadata`` on the draft backend, then one forward
-   (RadixAttention -> forward_decode) through each per-step backend, step i writing KV at prefix+i and
-   reading prefix+i+1 keys; checked against the kit's dense reference, saved as draft/manual/<case>/step<i>.
-   "runner": the kit's EAGLE draft CUDA-graph runner and Frozen-KV MTP runner (the upstream trtllm_mha test
-   cases): graph replay vs eager draft_forward; their (actual, expected) tensors are saved.
-
-Writes DIR/result_<side>.json and DIR/outputs_<side>.pt ({key: cpu tensor, exact dtype}) after every phase.
-Each fixture is seeded, so a key holds the same inputs on both sides. unittest.SkipTest and the bundle's
-StubCalledError count as "skipped". One line per case, then ``N passed, M failed, K skipped``; exit 0
-unless nothing could run (then 2, with one line and a result file saying why).
+Standalone: stdlib + torch + sglang, imported inside main(); never imports the rest of ``codemod``. SGLang is whatever
+sys.path finds first (``sglang.__file__`` asserted and recorded, plus the sha256 of the two backend modules).
+1. Before anything is built, ``__init__`` is wrapped in place on the FlashInfer classes (the 3 Batch*Wrapper,
+   FlashInferIndicesUpdater{Decode,Prefill}, FlashInferAttnBackend): "flashinfer_objects" = their __init__ runs,
+   subclasses included; the detail adds "exact" (objects of exactly that type) and the runs by concrete type.
+   FlashInferMultiStepDraftBackend and the two TRTLLM backends are counted under "other_objects".
+2. ``ATTENTION_BACKENDS["trtllm_mha"](runner)`` and ``TRTLLMHAAttnMultiStepDraftBackend(runner, 1, 3)`` (runner set up
+   by the kit's ``_configure_runner_for_eagle_draft``) are built 3 times each, with get_buffer's named-buffer cache
+   emptied before (restored after) so the FIRST build pays for its workspaces: allocated_bytes and peak_bytes are its
+   memory_allocated / max_memory_allocated increases, *_all and later_differ cover the others.
+3. Each case of ``make_dense_cases("trtllm_mha")`` eagerly vs the kit reference (DENSE_ATOL/RTOL), then the kit's
+   CUDA-graph decode runner on the decode cases (replay output kept).
+4. Latency of ``run_dense_fixture_eager`` (metadata + forward) for one decode and one extend case: CUDA events,
+   5 warm-ups, then --repeats runs.
+5. Draft, "manual": a topk=1, 3-step EAGLE draft decode batch like the kit's (prefix_lens (4, 7), page 16),
+   ``init_forward_metadata`` on the draft backend, then one forward (RadixAttention -> forward_decode) per per-step
+   backend, step i writing KV at prefix+i and reading prefix+i+1 keys; checked against the kit's dense reference and
+   saved as draft/manual/<case>/step<i>. "runner": the kit's EAGLE draft CUDA-graph runner and Frozen-KV MTP runner on
+   the upstream trtllm_mha test's cases (graph replay vs eager draft_forward); their tensors are saved.
+DIR/result_<side>.json and DIR/outputs_<side>.pt ({key: cpu tensor, exact dtype}) are rewritten after every phase.
+Fixtures are seeded, so a key holds the same inputs on both sides. SkipTest and the bundle's StubCalledError count as
+"skipped". One line per case, then ``N passed, M failed, K skipped``; exit 0 unless nothing could run (then exit 2).
 """
 
 from __future__ import annotations
@@ -51,11 +44,10 @@ import traceback
 import unittest
 from pathlib import Path
 
-FLASHINFER_CLASSES = ("BatchPrefillWithPagedKVCacheWrapper", "BatchPrefillWithRaggedKVCacheWrapper",
-                      "BatchDecodeWithPagedKVCacheWrapper", "FlashInferIndicesUpdaterDecode",
-                      "FlashInferIndicesUpdaterPrefill", "FlashInferAttnBackend")
-OTHER_CLASSES = (("flashinfer_backend", "FlashInferMultiStepDraftBackend"),
-                 ("trtllm_mha_backend", "TRTLLMHAAttnBackend"), ("trtllm_mha_backend", "TRTLLMHAAttnMultiStepDraftBackend"))
+FLASHINFER_CLASSES = ("BatchPrefillWithPagedKVCacheWrapper", "BatchPrefillWithRaggedKVCacheWrapper", "BatchDecodeWithPagedKVCacheWrapper",
+                      "FlashInferIndicesUpdaterDecode", "FlashInferIndicesUpdaterPrefill", "FlashInferAttnBackend")
+OTHER_CLASSES = (("flashinfer_backend", "FlashInferMultiStepDraftBackend"), ("trtllm_mha_backend", "TRTLLMHAAttnBackend"),
+                 ("trtllm_mha_backend", "TRTLLMHAAttnMultiStepDraftBackend"))
 BACKEND = "trtllm_mha"
 LATENCY_CASES = ("mha_decode_page_boundary", "mha_extend_ragged_page_boundary")
 TOPK, STEPS, DRAFT_TOKENS, CAPTURE_BS, VOCAB = 1, 3, 3, 4, 64  # the upstream trtllm_mha EAGLE chain case
@@ -103,14 +95,12 @@ class ObjectCounter:
         return dict(self.exact), dict(self.runs), dict(self.by_type)
 
     def delta(self, snap, labels):
-        """({label: init runs since snap}, {label: {exact, init_runs, by_type}})."""
+        """({label: __init__ runs since snap}, {label: {exact, init_runs, by_type}})."""
         ex, ru, bt = snap
-        labels = [lb for lb in labels if lb in self.wrapped]
-        flat = {lb: self.runs.get(lb, 0) - ru.get(lb, 0) for lb in labels}
-        detail = {lb: {"exact": self.exact.get(lb, 0) - ex.get(lb, 0), "init_runs": flat[lb],
-                       "by_type": {t: n - bt.get((l2, t), 0) for (l2, t), n in self.by_type.items()
-                                   if l2 == lb and n != bt.get((l2, t), 0)}} for lb in labels}
-        return flat, detail
+        flat = {lb: self.runs.get(lb, 0) - ru.get(lb, 0) for lb in labels if lb in self.wrapped}
+        return flat, {lb: {"exact": self.exact.get(lb, 0) - ex.get(lb, 0), "init_runs": n,
+                           "by_type": {t: c - bt.get((l2, t), 0) for (l2, t), c in self.by_type.items() if l2 == lb and c != bt.get((l2, t), 0)}}
+                      for lb, n in flat.items()}
 
 
 class Worker:
@@ -119,11 +109,9 @@ class Worker:
         self.outputs, self.seen_errors, self.counter, self.tc = {}, set(), ObjectCounter(), _KitTestCase()
         self.counts = {"passed": 0, "failed": 0, "skipped": 0}
         self.sdr = self.sdr_error = self.torch = None
-        self.result = {"side": self.side, "sglang_file": None, "torch": None, "device": None, "args": vars(args),
-                       "modules": {}, "wrapped_classes": [], "absent_classes": [], "construction": {}, "cases": [],
-                       "latency": {}, "errors": []}
+        self.result = {"side": self.side, "sglang_file": None, "torch": None, "device": None, "args": vars(args), "modules": {},
+                       "wrapped_classes": [], "absent_classes": [], "construction": {}, "cases": [], "latency": {}, "errors": []}
 
-    # ------------------------------------------------------------------ plumbing
     def flush(self):
         (self.out / f"result_{self.side}.json").write_text(json.dumps(self.result, indent=1, default=str))
         if self.outputs and self.torch is not None:
@@ -148,8 +136,8 @@ class Worker:
     def record(self, mode, name, status, detail, t0, output_key=None, **extra):
         self.counts[status] += 1
         secs = time.time() - t0
-        self.result["cases"].append({"name": name, "mode": mode, "status": status, "detail": detail,
-                                     "seconds": round(secs, 3), "output_key": output_key, **extra})
+        self.result["cases"].append({"name": name, "mode": mode, "status": status, "detail": detail, "seconds": round(secs, 3),
+                                     "output_key": output_key, **extra})
         print(f"[{self.side}] {status.upper()[:4]:4s} {mode}/{name}  {detail}  ({secs:.1f}s)", flush=True)
 
     def record_exc(self, mode, name, e, t0, output_key=None, **extra):
@@ -157,7 +145,7 @@ class Worker:
             raise e
         if isinstance(e, unittest.SkipTest):
             return self.record(mode, name, "skipped", f"reason: {e}", t0, output_key, **extra)
-        if type(e).__name__ == "StubCalledError":
+        if type(e).__name__ == "StubCalledError":  # the bundle stubs sgl_kernel: an environment limit, not a result
             return self.record(mode, name, "skipped", f"bundle stub called: {_short(e)}", t0, output_key, **extra)
         self.record(mode, name, "failed", _short(e), t0, output_key, **extra)
         self.error(f"{mode}/{name}", e)
@@ -166,32 +154,17 @@ class Worker:
         self.outputs[key] = tensor.detach().to("cpu").clone()
         return key
 
-    def digest(self, t):
-        try:  # same inputs on both sides? (best effort: needs numpy)
-            return hashlib.sha256(t.detach().cpu().contiguous().view(self.torch.uint8).numpy().tobytes()).hexdigest()[:16]
-        except Exception:  # noqa: BLE001
-            return None
-
-    # ------------------------------------------------------------------ setup
     def setup(self):
         import torch
-
-        self.torch = torch
-        self.result["torch"] = torch.__version__
+        self.torch, self.result["torch"] = torch, torch.__version__
         if not torch.cuda.is_available():
             raise RuntimeError("CUDA is not available")
         self.result["device"] = torch.cuda.get_device_name(0)
         import sglang
-
-        f = getattr(sglang, "__file__", None)
-        assert f, "sglang was imported as a namespace package (no __file__)"
-        self.result["sglang_file"] = str(Path(f).resolve())
-        if self.args.expect_sglang_root:
-            root = Path(self.args.expect_sglang_root).resolve()
-            assert Path(f).resolve().is_relative_to(root), f"sglang comes from {f}, expected under {root}"
+        assert getattr(sglang, "__file__", None), "sglang was imported as a namespace package (no __file__)"
+        self.result["sglang_file"] = str(Path(sglang.__file__).resolve())
         from sglang.srt.layers.attention import flashinfer_backend as fib
         from sglang.srt.layers.attention import trtllm_mha_backend as tmb
-
         for mod in (fib, tmb):
             p = Path(mod.__file__)
             self.result["modules"][mod.__name__] = {"path": str(p), "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
@@ -202,35 +175,27 @@ class Worker:
         mods = {"flashinfer_backend": fib, "trtllm_mha_backend": tmb}
         todo = [(n, getattr(fib, n, None) or getattr(flashinfer, n, None)) for n in FLASHINFER_CLASSES]
         for name, cls in todo + [(n, getattr(mods[m], n, None)) for m, n in OTHER_CLASSES]:
-            if isinstance(cls, type):
-                self.counter.wrap(cls, name)
-            else:
-                self.counter.absent.append(name)
+            self.counter.wrap(cls, name) if isinstance(cls, type) else self.counter.absent.append(name)
         self.result["wrapped_classes"], self.result["absent_classes"] = self.counter.wrapped, self.counter.absent
-        self.tmb = tmb
         from sglang.test.kits.attention_unittest.attention_methods import dense_attention as da
-
-        self.da, self.kw = da, dict(head_dim=self.args.head_dim, hidden_size=self.args.hidden_size)
+        self.tmb, self.da, self.kw = tmb, da, dict(head_dim=self.args.head_dim, hidden_size=self.args.hidden_size)
         try:
             from sglang.test.kits.attention_unittest.runner_modes import speculative_draft_runner as sdr
-
             self.sdr = sdr
         except Exception as e:  # noqa: BLE001 - the draft-runner cases are then skipped with this reason
             self.sdr_error = _short(e)
             self.error("import speculative_draft_runner", e)
 
-    # ------------------------------------------------------------------ construction
     def configure_draft(self, runner, case):
-        """The kit's EAGLE server-args setup; without it the draft backend still builds (no spec args)."""
+        """The kit's EAGLE server-args setup; without it the draft backend still builds (without spec args)."""
         if self.sdr is None:
             return f"not configured: speculative_draft_runner import failed: {self.sdr_error}"
         da = self.da
         try:
             settings = self.sdr.EagleDraftRunnerSettings(
-                topk=TOPK, speculative_num_steps=STEPS, speculative_num_draft_tokens=DRAFT_TOKENS,
-                capture_batch_size=CAPTURE_BS, hidden_size=self.args.hidden_size, vocab_size=VOCAB,
-                max_context_len=da.DEFAULT_MAX_CONTEXT_LEN, dtype=da.DEFAULT_DTYPE, device="cuda",
-                atol=da.DENSE_ATOL, rtol=da.DENSE_RTOL)
+                topk=TOPK, speculative_num_steps=STEPS, speculative_num_draft_tokens=DRAFT_TOKENS, capture_batch_size=CAPTURE_BS,
+                hidden_size=self.args.hidden_size, vocab_size=VOCAB, max_context_len=da.DEFAULT_MAX_CONTEXT_LEN,
+                dtype=da.DEFAULT_DTYPE, device="cuda", atol=da.DENSE_ATOL, rtol=da.DENSE_RTOL)
             self.sdr._configure_runner_for_eagle_draft(runner, case, settings)
             return "speculative_draft_runner._configure_runner_for_eagle_draft"
         except Exception as e:  # noqa: BLE001
@@ -240,7 +205,7 @@ class Worker:
     def measure(self, label, case, build, draft=False):
         torch, da, t0 = self.torch, self.da, time.time()
         rec = {"case": case.name, "buffer_cache_isolated": True}
-        try:
+        try:  # the runner as run_dense_kit.backend_memory_delta / the kit's draft fixture builds it
             mc = da.TinyModelConfig(num_heads=case.num_heads, num_kv_heads=case.num_kv_heads, head_dim=self.args.head_dim,
                                     hidden_size=self.args.hidden_size, context_len=da.DEFAULT_MAX_CONTEXT_LEN,
                                     sliding_window_size=case.sliding_window_size)
@@ -250,7 +215,6 @@ class Worker:
             if draft:
                 rec["spec_setup"] = self.configure_draft(runner, case)
             from sglang.srt import runtime_context as rc
-
             buffers = rc._CONTEXT.resources.buffers  # get_buffer's name -> buffer cache
         except Exception as e:  # noqa: BLE001
             self.error(f"construction/{label}", e)
@@ -273,12 +237,12 @@ class Worker:
                 peaks.append(torch.cuda.max_memory_allocated() - m0)
                 if k == 0:
                     flat, detail = self.counter.delta(snap, FLASHINFER_CLASSES)
+                    children = list(getattr(obj, "attn_backends", None) or [])
                     rec.update(flashinfer_objects=flat, flashinfer_objects_detail=detail, class_mro=_mro(type(obj)),
                                other_objects=self.counter.delta(snap, [n for _, n in OTHER_CLASSES])[1],
-                               buffers_created={n: int(getattr(buffers[n], "nbytes", 0) or 0) for n in set(buffers) - keys})
-                    children = list(getattr(obj, "attn_backends", None) or [])
-                    if children:
-                        rec.update(children=[type(c).__name__ for c in children], child_class_mro=_mro(type(children[0])))
+                               buffers_created={n: int(getattr(buffers[n], "nbytes", 0) or 0) for n in set(buffers) - keys},
+                               **(dict(children=[type(c).__name__ for c in children], child_class_mro=_mro(type(children[0])))
+                                  if children else {}))
                 del obj
         except Exception as e:  # noqa: BLE001
             self.error(f"construction/{label}", e)
@@ -290,14 +254,12 @@ class Worker:
             torch.cuda.empty_cache()
         if allocs:
             rec.update(allocated_bytes=allocs[0], peak_bytes=peaks[0], allocated_bytes_all=allocs, peak_bytes_all=peaks,
-                       later_differ=any(a != allocs[0] for a in allocs[1:]), seconds_median=statistics.median(secs),
-                       seconds_all=secs)
-            print(f"[{self.side}] construction {label}: {allocs[0] / 2**20:.1f} MiB allocated, peak +{peaks[0] / 2**20:.1f}"
-                  f" MiB, {rec['seconds_median'] * 1e3:.1f} ms median, FlashInfer objects "
-                  f"{sum(rec['flashinfer_objects'].values())} ({time.time() - t0:.1f}s)", flush=True)
+                       later_differ=any(a != allocs[0] for a in allocs[1:]), seconds_median=statistics.median(secs), seconds_all=secs)
+            print(f"[{self.side}] construction {label}: {allocs[0] / 2**20:.1f} MiB allocated, peak +{peaks[0] / 2**20:.1f} MiB, "
+                  f"{rec['seconds_median'] * 1e3:.1f} ms median, {sum(rec['flashinfer_objects'].values())} FlashInfer objects "
+                  f"({time.time() - t0:.1f}s)", flush=True)
         self.result["construction"][label] = rec
 
-    # ------------------------------------------------------------------ kit cases
     def run_eager(self, cases):
         da, torch = self.da, self.torch
         for case in cases:
@@ -305,7 +267,6 @@ class Worker:
             try:
                 self.seed()
                 fx = da.build_dense_attention_fixture(self.tc, case, **self.kw)
-                extra["input_digest"] = self.digest(fx.input_hidden)
                 actual = da.run_dense_fixture_eager(fx)
                 expected = da.expected_dense_fixture_output(fx)
                 torch.cuda.synchronize()
@@ -321,10 +282,9 @@ class Worker:
 
     def run_cuda_graph(self, cases):
         from sglang.test.kits.attention_unittest.runner_modes import cuda_graph_decode_runner as cgr
-
         orig = cgr.run_dense_forward  # run_dense_cuda_graph_decode_case reads this global when it builds its adapter
         for case in [c for c in cases if c.forward_mode.is_decode()]:
-            t0, key, calls = time.time(), None, []
+            t0, calls = time.time(), []
 
             def recording_forward(fixture, batch, inputs, _calls=calls):
                 _calls.append(orig(fixture, batch, inputs))  # call 1: capture warm-up; call 2: replay
@@ -349,8 +309,8 @@ class Worker:
         torch = self.torch
         for _ in range(WARMUP):
             fn()
-        torch.cuda.synchronize()
         events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(self.args.repeats)]
+        torch.cuda.synchronize()
         for start, end in events:
             start.record()
             fn()
@@ -360,85 +320,63 @@ class Worker:
         return {"median_ms": statistics.median(all_ms), "all_ms": all_ms}
 
     def run_latency(self, cases):
-        da, torch = self.da, self.torch
-        from sglang.srt.model_executor.forward_context import ForwardContext, forward_context
-
+        da = self.da
         by_name = {c.name: c for c in cases}
-        picks = [by_name.get(n) or next((c for c in cases if c.forward_mode.is_decode() == ("decode" in n)), None)
-                 for n in LATENCY_CASES]
+        picks = [by_name.get(n) or next((c for c in cases if c.forward_mode.is_decode() == ("decode" in n)), None) for n in LATENCY_CASES]
         for case in dict.fromkeys(c for c in picks if c is not None):
             try:
                 self.seed()
                 fx = da.build_dense_attention_fixture(self.tc, case, **self.kw)
-                full = dict(self.time_calls(lambda: da.run_dense_fixture_eager(fx)),
-                            what="run_dense_fixture_eager: init_forward_metadata + module forward")
-
-                def forward_only():
-                    with torch.no_grad(), forward_context(ForwardContext(attn_backend=fx.backend)):
-                        fx.actual_module(fx.input_hidden, fx.forward_batch)
-
-                with torch.no_grad(), forward_context(ForwardContext(attn_backend=fx.backend)):
-                    fx.backend.init_forward_metadata(fx.forward_batch)
-                fwd = dict(self.time_calls(forward_only), what="module forward only (metadata initialised once)")
-                self.result["latency"][case.name] = full
-                self.result["latency"][f"{case.name}/forward_only"] = fwd
-                print(f"[{self.side}] latency {case.name}: {full['median_ms']:.3f} ms eager call, {fwd['median_ms']:.3f} "
-                      f"ms forward only (median of {self.args.repeats})", flush=True)
+                res = self.time_calls(lambda: da.run_dense_fixture_eager(fx))
+                self.result["latency"][case.name] = dict(res, what="run_dense_fixture_eager: init_forward_metadata + module forward")
+                print(f"[{self.side}] latency {case.name}: {res['median_ms']:.3f} ms (median of {self.args.repeats})", flush=True)
             except Exception as e:  # noqa: BLE001
                 self.error(f"latency/{case.name}", e)
             fx = None
             gc.collect()
 
-    # ------------------------------------------------------------------ draft backend
-    def draft_case(self, name, num_kv_heads=4):
+    def draft_case(self, name):
         from sglang.srt.model_executor.forward_batch_info import ForwardMode
-
-        return self.da.DenseAttentionCase(name=name, backend=BACKEND, forward_mode=ForwardMode.DECODE, num_heads=4,
-                                          num_kv_heads=num_kv_heads, page_size=16, prefix_lens=(4, 7))
+        return self.da.DenseAttentionCase(name=name, backend=BACKEND, forward_mode=ForwardMode.DECODE, num_heads=4, num_kv_heads=4,
+                                          page_size=16, prefix_lens=(4, 7))
 
     def run_draft_manual(self):
-        """init_forward_metadata on TRTLLMHAAttnMultiStepDraftBackend, then one decode forward through each
-        per-step backend; step i writes KV at prefix+i and reads prefix+i+1 keys; checked vs the kit reference."""
+        """init_forward_metadata on TRTLLMHAAttnMultiStepDraftBackend, then one decode forward through each per-step
+        backend; step i writes KV at prefix+i and reads prefix+i+1 keys; checked against the kit's dense reference."""
         da, torch, mode = self.da, self.torch, "draft"
         from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch, ForwardMode
         from sglang.srt.model_executor.forward_context import ForwardContext, forward_context
         from sglang.srt.speculative.eagle_info import EagleDraftInput
         from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
-
         case, t0 = self.draft_case("draft_manual_chain"), time.time()
         if not self.selected(case.name):
             return
         try:
             self.seed()
-            # "contiguous": a paged kernel reads a logical page as one physical page, so the fixture's prefix and
-            # the draft slots (the kit's _token_loc, as _prepare_dense_draft_replay_state uses) share one layout.
+            # "contiguous": a paged kernel reads a logical page as one physical page, so the fixture's prefix and the
+            # draft slots (the kit's _token_loc, as _prepare_dense_draft_replay_state uses) must share one layout.
             fx = da.build_dense_attention_fixture(self.tc, case, disable_cuda_graph=False, runner_batch_size=CAPTURE_BS,
                                                   loc_layout="contiguous", **self.kw)
             note = self.configure_draft(fx.runner, case)
             draft = self.tmb.TRTLLMHAAttnMultiStepDraftBackend(fx.runner, TOPK, STEPS)
-            bs, ctx, dev = case.batch_size, da.DEFAULT_MAX_CONTEXT_LEN, "cuda"
-            locs = []
+            bs, dev, locs = case.batch_size, "cuda", []
             for r, p in enumerate(case.prefix_lens):
                 for s in range(STEPS):
-                    locs.append(da._token_loc(r, p + s, page_size=case.page_size, max_context_len=ctx))
+                    locs.append(da._token_loc(r, p + s, page_size=case.page_size, max_context_len=da.DEFAULT_MAX_CONTEXT_LEN))
                     fx.runner.req_to_token_pool.req_to_token[r, p + s] = locs[-1]
             gen = torch.Generator(device=dev)
             gen.manual_seed(4080)
-            hidden = [torch.randn(bs, self.args.hidden_size, generator=gen, device=dev, dtype=da.DEFAULT_DTYPE)
-                      for _ in range(STEPS - 1)]
-            seq = torch.tensor(case.prefix_lens, dtype=torch.int32, device=dev)
-            spec = EagleDraftInput(topk_p=torch.ones(bs, TOPK, device=dev), hidden_states=hidden[0].clone(),
-                                   topk_index=torch.zeros(bs, TOPK, dtype=torch.int64, device=dev),
-                                   capture_hidden_mode=CaptureHiddenMode.LAST, num_tokens_per_req=TOPK,
-                                   num_tokens_for_logprob_per_req=TOPK)
-            out_cache_loc = torch.tensor(locs, dtype=torch.int64, device=dev)
-            batch = ForwardBatch(forward_mode=ForwardMode.DECODE, batch_size=bs, input_ids=None,
-                                 req_pool_indices=torch.arange(bs, dtype=torch.int32, device=dev), seq_lens=seq,
-                                 seq_lens_cpu=torch.tensor(case.prefix_lens, dtype=torch.int32),
-                                 out_cache_loc=out_cache_loc, seq_lens_sum=sum(case.prefix_lens),
-                                 positions=seq.to(torch.int64), spec_algorithm=SpeculativeAlgorithm.EAGLE,
-                                 spec_info=spec, capture_hidden_mode=CaptureHiddenMode.LAST)
-            fx.runner.kv_index_translator.bind_own_plan(batch)  # plan over all STEPS write slots, as the kit does
+            hidden = [torch.randn(bs, self.args.hidden_size, generator=gen, device=dev, dtype=da.DEFAULT_DTYPE) for _ in range(STEPS - 1)]
+            seq, out_cache_loc = torch.tensor(case.prefix_lens, dtype=torch.int32, device=dev), torch.tensor(locs, dtype=torch.int64, device=dev)
+            spec = EagleDraftInput(topk_p=torch.ones(bs, TOPK, device=dev), topk_index=torch.zeros(bs, TOPK, dtype=torch.int64, device=dev),
+                                   hidden_states=hidden[0].clone(), capture_hidden_mode=CaptureHiddenMode.LAST,
+                                   num_tokens_per_req=TOPK, num_tokens_for_logprob_per_req=TOPK)
+            batch = ForwardBatch(forward_mode=ForwardMode.DECODE, batch_size=bs, input_ids=None, seq_lens=seq,
+                                 req_pool_indices=torch.arange(bs, dtype=torch.int32, device=dev),
+                                 seq_lens_cpu=torch.tensor(case.prefix_lens, dtype=torch.int32), out_cache_loc=out_cache_loc,
+                                 seq_lens_sum=sum(case.prefix_lens), positions=seq.to(torch.int64), spec_info=spec,
+                                 spec_algorithm=SpeculativeAlgorithm.EAGLE, capture_hidden_mode=CaptureHiddenMode.LAST)
+            fx.runner.kv_index_translator.bind_own_plan(batch)  # a plan over all STEPS write slots, as the kit binds it
             with torch.no_grad():
                 draft.init_forward_metadata(batch)
             batch.mark_forward_metadata_ready()
@@ -463,18 +401,18 @@ class Worker:
                 self.record_exc(mode, name, e, t1, key, spec_setup=note)
 
     def run_draft_runners(self):
-        """The kit's EAGLE draft CUDA-graph runner and Frozen-KV MTP runner as the upstream trtllm_mha test calls
-        them (plus a GQA chain); the adapter's assert_outputs_close is wrapped to keep (actual, expected)."""
+        """The kit's EAGLE draft CUDA-graph runner and Frozen-KV MTP runner, on the upstream trtllm_mha test's cases;
+        the adapter's assert_outputs_close is wrapped so that (actual, expected) can be saved."""
         sdr = self.sdr
-        specs = [("eagle", self.draft_case("runner_eagle_draft_decode_trtllm_mha_cuda_graph_chain")),
-                 ("eagle", self.draft_case("runner_eagle_draft_decode_trtllm_mha_cuda_graph_chain_gqa", 2)),
-                 ("frozen_kv_mtp", self.draft_case("runner_frozen_kv_mtp_decode_trtllm_mha_cuda_graph"))]
-        for kind, case in [s for s in specs if self.selected(s[1].name)]:
-            t0, name, key = time.time(), f"runner/{case.name}", None
+        for kind, cname in (("eagle_draft", "runner_eagle_draft_decode_trtllm_mha_cuda_graph_chain"),
+                            ("frozen_kv_mtp", "runner_frozen_kv_mtp_decode_trtllm_mha_cuda_graph")):
+            case, t0, name, key = self.draft_case(cname), time.time(), f"runner/{cname}", None
+            if not self.selected(cname):
+                continue
             if sdr is None:
                 self.record("draft", name, "skipped", f"speculative_draft_runner import failed: {self.sdr_error}", t0)
                 continue
-            glob = f"run_{'eagle_draft' if kind == 'eagle' else 'frozen_kv_mtp'}_cuda_graph_runner_case"
+            glob = f"run_{kind}_cuda_graph_runner_case"  # the run_dense_* wrappers read this global at call time
             orig, got = getattr(sdr, glob), {}
 
             def intercept(testcase, case_, *, adapter, build_kwargs, settings, _orig=orig, _got=got):
@@ -484,15 +422,14 @@ class Worker:
                     _got["actual"], _got["expected"] = actual, expected
                     return inner(actual, expected, s)
 
-                adapter = dataclasses.replace(adapter, assert_outputs_close=keep)
-                return _orig(testcase, case_, adapter=adapter, build_kwargs=build_kwargs, settings=settings)
+                return _orig(testcase, case_, adapter=dataclasses.replace(adapter, assert_outputs_close=keep),
+                             build_kwargs=build_kwargs, settings=settings)
 
-            setattr(sdr, glob, intercept)  # the run_dense_* wrappers read this global at call time
+            setattr(sdr, glob, intercept)
             try:
                 self.seed()
-                if kind == "eagle":
-                    sdr.run_dense_eagle_draft_cuda_graph_runner_case(self.tc, case, topk=TOPK,
-                                                                     speculative_num_draft_tokens=DRAFT_TOKENS, **self.kw)
+                if kind == "eagle_draft":
+                    sdr.run_dense_eagle_draft_cuda_graph_runner_case(self.tc, case, topk=TOPK, speculative_num_draft_tokens=DRAFT_TOKENS, **self.kw)
                 else:
                     sdr.run_dense_frozen_kv_mtp_cuda_graph_runner_case(self.tc, case, **self.kw)
                 self.torch.cuda.synchronize()
@@ -505,8 +442,8 @@ class Worker:
                 setattr(sdr, glob, orig)
 
     def save_draft_outputs(self, name, got):
-        """Saves each tensor of the runner's (actual, expected); returns the key of the actual draft tokens
-        (index 2 of EAGLE's (parents, top-score indices, tokens, probs)), else of its first tensor."""
+        """Saves each tensor of the runner's (actual, expected); returns the key of the actual draft tokens (index 2 of
+        EAGLE's (parents, top-score indices, tokens, probs)), else of its first tensor."""
         first = None
         for which in ("actual", "expected"):
             vals = got.get(which)
@@ -516,40 +453,30 @@ class Worker:
                     first = k if which == "actual" and (first is None or j == 2) else first
         return first
 
-    # ------------------------------------------------------------------ driver
     def run(self):
-        da = self.da
+        da, part = self.da, functools.partial
         all_cases = list(da.make_dense_cases(BACKEND))
         cases = [c for c in all_cases if self.selected(c.name)]
-        self.measure("TRTLLMHAAttnBackend", all_cases[0], lambda runner: da.ATTENTION_BACKENDS[BACKEND](runner))
-        self.flush()
-        for phase in (self.run_eager, self.run_cuda_graph, self.run_latency):
-            try:
-                phase(cases)
-            except Exception as e:  # noqa: BLE001
-                self.error(phase.__name__, e)
-            self.flush()
-        self.measure("TRTLLMHAAttnMultiStepDraftBackend", self.draft_case("draft_construction"),
-                     lambda runner: self.tmb.TRTLLMHAAttnMultiStepDraftBackend(runner, TOPK, STEPS), draft=True)
-        self.flush()
-        for phase in (self.run_draft_manual, self.run_draft_runners):  # manual first: a failed capture can taint CUDA
+        draft_build = lambda runner: self.tmb.TRTLLMHAAttnMultiStepDraftBackend(runner, TOPK, STEPS)  # noqa: E731
+        for phase in (part(self.measure, "TRTLLMHAAttnBackend", all_cases[0], lambda runner: da.ATTENTION_BACKENDS[BACKEND](runner)),
+                      part(self.run_eager, cases), part(self.run_cuda_graph, cases), part(self.run_latency, cases),
+                      part(self.measure, "TRTLLMHAAttnMultiStepDraftBackend", self.draft_case("draft_construction"), draft_build, draft=True),
+                      self.run_draft_manual, self.run_draft_runners):  # manual before the runners: a failed capture can taint CUDA
             try:
                 phase()
             except Exception as e:  # noqa: BLE001
-                self.error(phase.__name__, e)
+                self.error(getattr(phase, "func", phase).__name__, e)
             self.flush()
 
 
 def parse_args(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m codemod.gpu_worker", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(prog="python -m codemod.gpu_worker", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--side", required=True, help="original | patched | original_again (names the output files)")
     ap.add_argument("--out", required=True, help="directory for result_<side>.json and outputs_<side>.pt")
     ap.add_argument("--head-dim", type=int, default=64, help="64 or 128 on the SM90 bundle (default 64)")
     ap.add_argument("--hidden-size", type=int, default=256)
     ap.add_argument("--repeats", type=int, default=20, help="timed runs per latency case, after 5 warm-ups")
     ap.add_argument("--cases-filter", default=None, metavar="SUBSTR", help="only cases whose name contains SUBSTR")
-    ap.add_argument("--expect-sglang-root", default=None, metavar="DIR", help="assert sglang is imported from under DIR")
     args = ap.parse_args(argv)
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", args.side):
         ap.error(f"--side must be a plain name, got {args.side!r}")
@@ -573,9 +500,8 @@ def main(argv=None) -> int:
         (out / f"result_{args.side}.json").write_text(json.dumps(w.result, indent=1, default=str))
         print(f"0 passed, 0 failed, 0 skipped (nothing ran: {_short(e, 200)})", flush=True)
         return 2
-    print(f"[{w.side}] sglang {w.result['sglang_file']} | torch {w.result['torch']} | {w.result['device']} | setup "
-          f"{time.time() - t0:.1f}s | wrapped {len(w.counter.wrapped)} classes"
-          + (f", absent: {', '.join(w.counter.absent)}" if w.counter.absent else ""), flush=True)
+    print(f"[{w.side}] sglang {w.result['sglang_file']} | torch {w.result['torch']} | {w.result['device']} | setup {time.time() - t0:.1f}s"
+          f" | wrapped {len(w.counter.wrapped)} classes" + (f", absent: {', '.join(w.counter.absent)}" if w.counter.absent else ""), flush=True)
     w.run()
     c = w.counts
     w.result["summary"] = dict(c, seconds=round(time.time() - t0, 1))
