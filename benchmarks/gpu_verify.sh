@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# GPU verification on the lent H200 (or any CUDA machine with the bundle), in one call:
+#   carry .gpu-bundle and .whl (libcst, pyflakes, platformdirs for Python 3.12), then
+#   bash benchmarks/gpu_verify.sh
+# It decouples the SGLang the bundle installs, runs `decouple verify` through tests/gpu,
+# and copies verify.json, report.md and the per-side results/logs to $OUT (or ./output/gpu).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source .gpu-bundle/activate.sh
+python3 -m pip install -q --no-index --no-deps --target /tmp/decouple-site .whl/*.whl || exit 1
+export PYTHONPATH=/tmp/decouple-site:$PWD:${PYTHONPATH:-}
+export DECOUPLE_GPU_OUT=/tmp/decouple-gpu DECOUPLE_CACHE_DIR=/tmp/decouple-cache PYTHONUNBUFFERED=1
+rm -rf "$DECOUPLE_GPU_OUT"; mkdir -p "$DECOUPLE_GPU_OUT"
+DEST="${OUT:-output/gpu}"; mkdir -p "$DEST"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+timeout "${GPU_VERIFY_TIMEOUT:-540}" python3 -m pytest tests/gpu -m gpu -q -s -p no:cacheprovider 2>&1 | tee "$DEST/pytest.log" | grep -v Warning | tail -40
+rc=${PIPESTATUS[0]}
+cp "$DECOUPLE_GPU_OUT"/verify.json "$DECOUPLE_GPU_OUT"/report.md "$DEST"/ 2>/dev/null
+for s in original patched original_again; do
+  cp "$DECOUPLE_GPU_OUT"/verify/result_$s.json "$DEST"/ 2>/dev/null
+done
+tail -c 20000 "$DECOUPLE_GPU_OUT"/verify/worker_patched.log > "$DEST/worker_patched.log" 2>/dev/null
+tail -c 20000 "$DECOUPLE_GPU_OUT"/verify/worker_original.log > "$DEST/worker_original.log" 2>/dev/null
+echo "gpu_verify rc=$rc"
+exit $rc
