@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # GPU verification on the lent H200 (or any CUDA machine with the bundle), in one call:
-#   carry .gpu-bundle and .whl (libcst, pyflakes, platformdirs for Python 3.12), then
+#   carry .gpu-bundle and .whl (libcst, pyflakes, platformdirs for Python 3.12; datasets and
+#   multiprocess, which the kit's speculative draft runner imports through sglang.benchmark), then
 #   bash benchmarks/gpu_verify.sh
 # It decouples the SGLang the bundle installs, runs `decouple verify` through tests/gpu,
 # and copies verify.json, report.md and the per-side results/logs to $OUT (or ./output/gpu).
@@ -9,7 +10,7 @@ cd "$(dirname "$0")/.."
 source .gpu-bundle/activate.sh
 python3 -m pip install -q --no-index --no-deps --target /tmp/decouple-site .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/decouple-site:$PWD:${PYTHONPATH:-}
-export DECOUPLE_GPU_OUT=/tmp/decouple-gpu DECOUPLE_CACHE_DIR=/tmp/decouple-cache PYTHONUNBUFFERED=1
+export DECOUPLE_GPU_REPEATS=${DECOUPLE_GPU_REPEATS:-100} DECOUPLE_GPU_OUT=/tmp/decouple-gpu DECOUPLE_CACHE_DIR=/tmp/decouple-cache PYTHONUNBUFFERED=1
 rm -rf "$DECOUPLE_GPU_OUT"; mkdir -p "$DECOUPLE_GPU_OUT"
 DEST="${OUT:-output/gpu}"; mkdir -p "$DEST"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
