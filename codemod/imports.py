@@ -80,7 +80,7 @@ def add_missing(text: str, before: str, filename: str, cmod: ModuleInfo, sources
             raise UnsafeError(f"{filename}: the inlined code uses {name!r}, which neither module defines")
         module, obj, asname, guarded = spec
         added.append(f"{'from ' + module + ' import ' + obj if obj else 'import ' + module}{' as ' + asname if asname else ''}{' (under TYPE_CHECKING)' if guarded else ''}")
-        tree = add_import(tree, module, obj, asname, type_checking=guarded)
+        tree = add_import(tree, module, obj, asname, type_checking=guarded, here=(cmod.name, cmod.is_package))
     return tree.code, added
 
 
@@ -103,15 +103,17 @@ def _import_module(stmt) -> str | None:
     return None
 
 
-def add_import(tree: cst.Module, module: str, obj: str | None, asname: str | None = None, type_checking: bool = False) -> cst.Module:
+def add_import(tree: cst.Module, module: str, obj: str | None, asname: str | None = None, type_checking: bool = False,
+               here: tuple[str, bool] | None = None) -> cst.Module:
     """Add ``from module import obj`` to the module's import block (merged into an existing
-    ``from module import ...`` when there is one), or under ``if TYPE_CHECKING:``."""
+    ``from module import ...`` when there is one, relative ones included when ``here``, the
+    current module's (name, is_package), is given), or under ``if TYPE_CHECKING:``."""
     if type_checking:
         return _add_type_checking(tree, [(module, obj, asname)])
     body = list(tree.body)
     if obj is not None:
         for i, stmt in enumerate(body):
-            if _import_module(stmt) == module and isinstance(stmt.body[0], cst.ImportFrom) and not isinstance(stmt.body[0].names, cst.ImportStar):  # noqa: E501
+            if _absolute(stmt, here) == module and isinstance(stmt.body[0], cst.ImportFrom) and not isinstance(stmt.body[0].names, cst.ImportStar):  # noqa: E501
                 imp = stmt.body[0]
                 names = [a for a in imp.names]
                 if any(_code(a.name) == obj and (a.asname is None) == (asname is None) for a in names):
@@ -161,6 +163,18 @@ def _isort_key(name: str):
     # isort's order_by_type: CONSTANTS, then Classes, then functions, each case-insensitively.
     kind = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
     return (kind, name.casefold())
+
+
+def _absolute(stmt, here) -> str | None:
+    """The absolute module a top-level ``from ... import`` line imports from."""
+    mod = _import_module(stmt)
+    if mod is None or not mod.startswith("~") or here is None:
+        return mod
+    from .index import resolve_relative
+
+    imp = stmt.body[0]
+    target = _code(imp.module) if imp.module is not None else None
+    return resolve_relative(here[0], here[1], target, len(imp.relative))
 
 
 def _insert_sorted(names, alias):

@@ -579,7 +579,7 @@ def rewrite_module(index, analyses: list[ClassAnalysis]) -> ModulePatch:
 
     tree = located.module.visit(Apply())
     for module, name in needed_bases:
-        tree = add_import(tree, module, name)
+        tree = add_import(tree, module, name, here=(cinfo.name, cinfo.is_package))
     text = tree.code
     sources = [a.parent.module for a in analyses]
     text, added = add_missing(text, before, cinfo.rel, cinfo, sources)
