@@ -47,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--write", action="store_true", help="apply the patch in place under ROOT, each file atomically")
     p.add_argument("--force", action="store_true", help="with --write: also overwrite files with uncommitted git changes")
     p.add_argument("--analyse-only", action="store_true", help="write the report only, no patch")
+    p.add_argument("--emit-tests", action="store_true",
+                   help="also add a test file to the target tree (beside its own tests) that pins the result: "
+                        "the bases, no parent-only objects built, every kept member still defined")
     p.add_argument("--version", action="version", version=f"decouple {__version__}")
     return p
 

@@ -64,18 +64,7 @@ def fetch_release(package: str = DEFAULT_PACKAGE, version: str = DEFAULT_VERSION
         if not quiet:
             print(f"decouple: downloading {package}=={version} from PyPI (once; cached in {target})", file=sys.stderr)
         dl = staging / "dist"
-        proc = subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "-q", "-d", str(dl), f"{package}=={version}"],
-            capture_output=True,
-            text=True,
-        )
-        if proc.returncode != 0:
-            last = (proc.stderr.strip().splitlines() or ["pip failed"])[-1]
-            raise UsageError(f"could not download {package}=={version} from PyPI: {last}")
-        archives = sorted(dl.iterdir())
-        if not archives:
-            raise UsageError(f"pip downloaded nothing for {package}=={version}")
-        archive = archives[0]
+        archive = _pip_download(package, version, dl)
         _unpack_python_files(archive, staging / "src")
         (staging / "dist").rename(staging / "wheel")
         (staging / "COMPLETE").write_text(archive.name + "\n")
@@ -91,8 +80,33 @@ def fetch_release(package: str = DEFAULT_PACKAGE, version: str = DEFAULT_VERSION
 def release_archive(package: str = DEFAULT_PACKAGE, version: str = DEFAULT_VERSION) -> Path:
     """The downloaded wheel (or sdist) of a fetched release."""
     fetch_release(package, version, quiet=True)
-    wheels = sorted((release_dir(package, version) / "wheel").iterdir())
-    return wheels[0]
+    wheel_dir = release_dir(package, version) / "wheel"
+    if not wheel_dir.is_dir() or not any(wheel_dir.iterdir()):
+        # Only the .py files were kept (the release matrix drops archives): fetch the archive again.
+        staging = Path(tempfile.mkdtemp(prefix=".wheel-", dir=wheel_dir.parent))
+        try:
+            _pip_download(package, version, staging)
+            shutil.rmtree(wheel_dir, ignore_errors=True)
+            staging.rename(wheel_dir)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    return sorted(wheel_dir.iterdir())[0]
+
+
+def _pip_download(package: str, version: str, dest: Path) -> Path:
+    """``pip download --no-deps`` one release into ``dest``; the archive's path."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "-q", "-d", str(dest), f"{package}=={version}"],
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["pip failed"])[-1]
+        raise UsageError(f"could not download {package}=={version} from PyPI: {last}")
+    archives = sorted(Path(dest).iterdir()) if Path(dest).is_dir() else []
+    if not archives:
+        raise UsageError(f"pip downloaded nothing for {package}=={version}")
+    return archives[0]
 
 
 def _unpack_python_files(archive: Path, dest: Path) -> None:

@@ -27,14 +27,16 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
         raise
 
 
-def unified_diff(rel: str, before: str, after: str) -> str:
+def unified_diff(rel: str, before: str | None, after: str) -> str:
     """A git-style unified diff of one file (``a/`` and ``b/`` prefixes), applicable with ``git apply``."""
     import difflib
 
-    a = before.splitlines(keepends=True)
+    a = before.splitlines(keepends=True) if before is not None else []
     b = after.splitlines(keepends=True)
     out = [f"diff --git a/{rel} b/{rel}\n"]
-    for line in difflib.unified_diff(a, b, fromfile=f"a/{rel}", tofile=f"b/{rel}", n=3):
+    if before is None:
+        out.append("new file mode 100644\n")
+    for line in difflib.unified_diff(a, b, fromfile=f"a/{rel}" if before is not None else "/dev/null", tofile=f"b/{rel}", n=3):
         if not line.endswith(("\n", "\r")):
             line += "\n\\ No newline at end of file\n"
         out.append(line)

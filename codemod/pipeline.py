@@ -65,12 +65,32 @@ def build_patches(index: Index, analyses: list[ClassAnalysis]):
     return patches
 
 
+def emitted_tests(tree: Tree, analyses: list[ClassAnalysis], patches) -> list:
+    """One new test file per patched module, as a patch that creates it."""
+    from . import __version__
+    from .emit_tests import render
+    from .rewrite import ModulePatch
+
+    out = []
+    for p in patches:
+        group = [a for a in analyses if a.cls.file == p.rel and a.decision == "decouple"]
+        rel, text = render(tree.root, group, {p.rel: p.after}, __version__)
+        if (tree.root / rel).exists():
+            raise UsageError(f"--emit-tests: {rel} already exists under ROOT; remove it or run without --emit-tests")
+        new = ModulePatch(rel, None, text, {})
+        new.encoding = "utf-8"
+        out.append(new)
+    return out
+
+
 def run_pipeline(tree: Tree, args, out: Path | None) -> int:
     index, analyses = analyse_all(tree, args.classes, args.parent, args.base)
     patches = [] if args.analyse_only else build_patches(index, analyses)
     unsafe = any(a.decision == "unsafe" for a in analyses)
     if unsafe:
         patches = []  # all or nothing: never emit half of a refactor
+    if patches and getattr(args, "emit_tests", False):
+        patches += emitted_tests(tree, analyses, patches)
     extra = {}
     for p in patches:
         for name, plan in p.plans.items():
@@ -84,7 +104,7 @@ def run_pipeline(tree: Tree, args, out: Path | None) -> int:
     for c in rep["classes"]:
         c["inlined"] = extra.get(c["name"], [])
     if patches:
-        rep["checks"] = [{"file": p.rel, "result": "parses, compiles, no new pyflakes findings"} for p in patches]
+        rep["checks"] = [{"file": p.rel, "result": "parses, compiles, no new pyflakes findings" if p.before is not None else "new regression test (--emit-tests)"} for p in patches]
     diff_text = "".join(unified_diff(p.rel, p.before, p.after) for p in patches)
 
     for a in analyses:
@@ -108,7 +128,9 @@ def run_pipeline(tree: Tree, args, out: Path | None) -> int:
             raise UsageError(f"uncommitted changes in {', '.join(dirty)}; commit them or pass --force")
         for p in patches:
             path = tree.root / p.rel
-            atomic_write(path, p.after.encode(p.encoding), mode=path.stat().st_mode & 0o7777)
+            if p.before is None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, p.after.encode(p.encoding), mode=path.stat().st_mode & 0o7777 if path.exists() else 0o644)
     if out is not None:
         try:
             clear_outputs(out)

@@ -86,3 +86,21 @@ def test_refused_rewrite_is_exit_3_and_writes_no_patch(tmp_path):
     assert not (tmp_path / "out" / "patch.diff").exists() and not (tmp_path / "out" / "files").exists()
     report = (tmp_path / "out" / "report.json").read_text()
     assert '"decision": "unsafe"' in report
+
+
+def test_emit_tests_adds_a_test_that_pins_the_result(tmp_path):
+    import sys
+
+    tree = copy_tree(FIXTURES / "rewrite" / "example_shop" / "input", tmp_path / "tree")
+    original = copy_tree(tree, tmp_path / "original")
+    code, _, err = run_cli(tree, "--class", "OfflineGateway", "--write", "--emit-tests")
+    assert code == 0, err
+    test = tree / "tests" / "test_decouple_offline_gateway.py"
+    assert test.exists()
+    ok = subprocess.run([sys.executable, "-m", "unittest", "-q", str(test)], cwd=tree, capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    # Against the original sources the same test fails: it pins something.
+    (original / "tests").mkdir()
+    (original / "tests" / test.name).write_text(test.read_text())
+    bad = subprocess.run([sys.executable, "-m", "unittest", "-q", str(original / "tests" / test.name)], cwd=original, capture_output=True, text=True)
+    assert bad.returncode != 0 and "test_bases" in bad.stderr
