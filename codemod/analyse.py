@@ -106,6 +106,7 @@ class ClassAnalysis:
     super_init_call: ast.Call | None = None
     child_end_state: set[str] = field(default_factory=set)
     fusions: list[Fusion] = field(default_factory=list)
+    generated_init: bool = False  # a decorator (@dataclass) writes C's __init__
     read_through: dict = field(default_factory=dict)  # position -> (new value, its source)
     skipped_files: dict[str, str] = field(default_factory=dict)
 
@@ -232,7 +233,9 @@ class Analyzer:
         self.child_defines = {n for n, m in cls.members.items() if m.kind != "instance_attribute"}
         init = cls.methods.get("__init__")
         a.super_init_stmt, a.super_init_call = _find_super_init(init, cls, a.parent) if init else (None, None)
-        self._init_runs = init is None or a.super_init_stmt is not None
+        generated = _generates_init(cls)
+        self._init_runs = (init is None and not generated) or a.super_init_stmt is not None
+        a.generated_init = generated
         if init is not None:
             end = self._flow_init(a, init)
             a.child_end_state = end
@@ -484,8 +487,8 @@ class Analyzer:
         for f in a.fusions:
             a.side_effects.append(SideEffect(owner.file, f.parent_loop.lineno, _first_line(owner.module, f.parent_loop),
                                              f"builds elements of self.{f.attr} that {a.cls.name} overwrites at line {f.child_store.lineno} before any read"))
-        for line, what in res.dynamic:
-            a.unsafe.append(Hazard(owner.file, line, f"{what} in kept part of {owner.name}.__init__"))
+        for line, what in collect(init, sn).dynamic:
+            a.unsafe.append(Hazard(owner.file, line, f"{what} in {owner.name}.__init__ (it may define attributes nobody can list)"))
 
     def _read_through(self, a: ClassAnalysis, pinit: ast.FunctionDef, psn: str) -> dict:
         """``self.X = self.L[k].Y`` after a fused loop: read Y from what the dropped element's
@@ -687,6 +690,13 @@ class Analyzer:
             a.decision = "decline"
             a.reason = f"nothing to gain: {a.cls.name} uses every member of {a.parent.name}"
             return
+        if init["statements_kept"] == init["statements_total"]:
+            a.decision = "decline"
+            a.reason = (
+                f"nothing to gain: {a.cls.name} never runs work of {a.parent.name}.__init__ that it could skip"
+                if init["statements_total"] else f"nothing to gain: {a.parent.name} has no __init__ work to skip"
+            )
+            return
         a.decision = "decouple"
         init = a.init_reuse
         a.reason = (
@@ -745,6 +755,18 @@ def _bind_consts(pinit: ast.FunctionDef, call: ast.Call) -> dict[str, object]:
         if name not in bound and isinstance(d, ast.Constant):
             out[name] = d.value
     return out
+
+
+INIT_GENERATORS = {"dataclass", "dataclasses.dataclass", "attr.s", "attr.attrs", "attrs.define", "attr.define", "define", "frozen", "attrs.frozen", "mutable"}
+
+
+def _generates_init(cls: ClassInfo) -> bool:
+    """A class decorator such as @dataclass writes an __init__ that does not call the parent's."""
+    from .index import decorator_name
+
+    if "__init__" in cls.methods:
+        return False
+    return any(decorator_name(d) in INIT_GENERATORS for d in cls.node.decorator_list)
 
 
 def _span(node: ast.AST | None) -> int:

@@ -228,20 +228,24 @@ def _add_type_checking(tree: cst.Module, specs) -> cst.Module:
     return new.with_changes(body=body[: last + 1] + [block] + body[last + 1:])
 
 
-def remove_unused(text: str, before: str, filename: str, cmod: ModuleInfo, index: Index) -> tuple[str, list[str]]:
-    """Remove the imports the rewrite left unused, unless someone else still imports them from here."""
+def remove_unused(text: str, before: str, filename: str, cmod: ModuleInfo, index: Index) -> tuple[str, list[str], list[str]]:
+    """Remove the imports the rewrite left unused, unless someone else still imports them from here.
+
+    Returns (text, removed names, names kept on purpose with the pyflakes key they show up under).
+    """
     unused = sorted(names_of(findings(text, filename), "UnusedImport") - names_of(findings(before, filename), "UnusedImport"))
     if not unused:
-        return text, []
+        return text, [], []
     exported = _all_names(cmod)
-    drop = set()
+    drop, kept = set(), []
     for dotted in unused:
         local = dotted.split(" as ")[-1].split(".")[-1]
         if local in exported or _imported_elsewhere(index, cmod, local):
+            kept.append(dotted)
             continue
         drop.add(local)
     if not drop:
-        return text, []
+        return text, [], kept
 
     class Remover(cst.CSTTransformer):
         def leave_SimpleStatementLine(self, original, updated):
@@ -265,7 +269,7 @@ def remove_unused(text: str, before: str, filename: str, cmod: ModuleInfo, index
         # The first statement went: its successor's blank lines would open the file.
         first = tree.body[0]
         tree = tree.with_changes(body=[first.with_changes(leading_lines=[l for l in first.leading_lines if l.comment is not None])] + list(tree.body[1:]))
-    return tree.code, sorted(drop)
+    return tree.code, sorted(drop), kept
 
 
 def _local(alias: cst.ImportAlias) -> str:

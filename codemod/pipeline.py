@@ -55,7 +55,7 @@ def build_patches(index: Index, analyses: list[ClassAnalysis]):
             for a in group:
                 a.decision, a.reason = "unsafe", f"the rewrite was refused: {exc}"
             continue
-        problem = check_file(patch.before, patch.after, rel)
+        problem = check_file(patch.before, patch.after, rel, patch.imports_kept)
         if problem:
             for a in group:
                 a.decision, a.reason = "unsafe", f"the patched file failed the checks: {problem}"
@@ -95,6 +95,7 @@ def run_pipeline(tree: Tree, args, out: Path | None) -> int:
     for p in patches:
         for name, plan in p.plans.items():
             extra.setdefault(name, []).extend(plan.inlined)
+            extra[name].extend(f"import kept although unused here: `{k}` (re-exported, or imported from this module elsewhere)" for k in p.imports_kept)
         if p.imports_added or p.imports_removed:
             for name in p.plans:
                 extra.setdefault(name, []).extend(

@@ -130,7 +130,7 @@ class ClassRewriter:
         inlined = self.init_block()
         if init_ast is not None:
             body = [self.rewrite_init(s, inlined) if self._is(s, init_ast) else s for s in body]
-        elif inlined or self.a.parent_init is not None:
+        elif (inlined or self.a.parent_init is not None) and not self.a.generated_init:
             body = self.add_init(body, inlined)
         body = self.copy_members(body)
         cd = cd.with_changes(body=cd.body.with_changes(body=body))
@@ -530,6 +530,7 @@ class ModulePatch:
     plans: dict[str, ClassPlan]
     imports_added: list[str] = field(default_factory=list)
     imports_removed: list[str] = field(default_factory=list)
+    imports_kept: list[str] = field(default_factory=list)  # unused here now, but re-exported or imported from here elsewhere
 
 
 def base_reference(index, a: ClassAnalysis) -> tuple[str | None, tuple[str, str] | None]:
@@ -583,6 +584,6 @@ def rewrite_module(index, analyses: list[ClassAnalysis]) -> ModulePatch:
     text = tree.code
     sources = [a.parent.module for a in analyses]
     text, added = add_missing(text, before, cinfo.rel, cinfo, sources)
-    text, removed = remove_unused(text, before, cinfo.rel, cinfo, index)
+    text, removed, kept = remove_unused(text, before, cinfo.rel, cinfo, index)
     plans = {rw.a.cls.name: rw.plan for rw in rewriters.values()}
-    return ModulePatch(cinfo.rel, before, text, plans, added, removed)
+    return ModulePatch(cinfo.rel, before, text, plans, added, removed, kept)

@@ -85,6 +85,9 @@ class Slicer:
         if key not in self._facts:
             if isinstance(node, ast.Assign) and pos(node) in self.replace:
                 node = ast.Assign(targets=node.targets, value=self.replace[pos(node)], lineno=node.lineno, col_offset=node.col_offset)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                # A nested def is a statement that binds a name; its body is a scope of its own.
+                node = ast.Module(body=[node], type_ignores=[])
             self._facts[key] = collect(node, self.selfname, self.locals)
         return self._facts[key]
 
