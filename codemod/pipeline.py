@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 from pathlib import Path
 
 from . import report
@@ -127,7 +129,11 @@ def run_pipeline(tree: Tree, args, out: Path | None) -> int:
         dirty = git_dirty(tree.root, [p.rel for p in patches])
         if dirty and not args.force:
             raise UsageError(f"uncommitted changes in {', '.join(dirty)}; commit them or pass --force")
-        for p in patches:
+        # Only the kill test sets this: it widens the window between two files' replacements.
+        pause = float(os.environ.get("DECOUPLE_TEST_WRITE_PAUSE", "0") or 0)
+        for i, p in enumerate(patches):
+            if i and pause:
+                time.sleep(pause)
             path = tree.root / p.rel
             if p.before is None:
                 path.parent.mkdir(parents=True, exist_ok=True)
