@@ -28,7 +28,7 @@ from .errors import UsageError
 from .facts import collect, is_super_call
 from .index import ClassInfo, Index, Member, ModuleInfo, dotted_name, first_param, is_static
 from .slice import Fusion, Slicer, SliceResult, pos
-from .typing_flow import MAYBE, NO, YES, Flow, enclosing, enclosing_class
+from .typing_flow import NO, YES, Flow, enclosing, enclosing_class
 
 MARKER = "decouple: inlined from"
 # Special methods Python calls implicitly: a parent's version is used without any

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tarfile
-import tempfile
 import tokenize
 import zipfile
 from dataclasses import dataclass, field
@@ -23,6 +21,7 @@ from functools import cached_property
 from io import BytesIO
 from pathlib import Path
 
+from .emit import staged_directory
 from .errors import UsageError
 
 DEFAULT_PACKAGE = "sglang"
@@ -58,22 +57,13 @@ def fetch_release(package: str = DEFAULT_PACKAGE, version: str = DEFAULT_VERSION
     src = target / "src"
     if (target / "COMPLETE").exists():
         return src
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{package}-{version}-", dir=target.parent))
-    try:
-        if not quiet:
-            print(f"decouple: downloading {package}=={version} from PyPI (once; cached in {target})", file=sys.stderr)
-        dl = staging / "dist"
-        archive = _pip_download(package, version, dl)
+    if not quiet:
+        print(f"decouple: downloading {package}=={version} from PyPI (once; cached in {target})", file=sys.stderr)
+    with staged_directory(target, f".{package}-{version}-") as staging:
+        archive = _pip_download(package, version, staging / "dist")
         _unpack_python_files(archive, staging / "src")
         (staging / "dist").rename(staging / "wheel")
         (staging / "COMPLETE").write_text(archive.name + "\n")
-        if target.exists():
-            shutil.rmtree(target)
-        staging.rename(target)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
     return src
 
 
@@ -83,13 +73,8 @@ def release_archive(package: str = DEFAULT_PACKAGE, version: str = DEFAULT_VERSI
     wheel_dir = release_dir(package, version) / "wheel"
     if not wheel_dir.is_dir() or not any(wheel_dir.iterdir()):
         # Only the .py files were kept (the release matrix drops archives): fetch the archive again.
-        staging = Path(tempfile.mkdtemp(prefix=".wheel-", dir=wheel_dir.parent))
-        try:
+        with staged_directory(wheel_dir, ".wheel-") as staging:
             _pip_download(package, version, staging)
-            shutil.rmtree(wheel_dir, ignore_errors=True)
-            staging.rename(wheel_dir)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
     return sorted(wheel_dir.iterdir())[0]
 
 

@@ -3,8 +3,27 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
+
+
+@contextmanager
+def staged_directory(target: Path, prefix: str):
+    """Yield a temporary sibling folder to fill; on success it replaces ``target`` in one rename.
+
+    An interrupted or failed fill leaves ``target`` as it was (and no temporary folder behind)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=prefix, dir=target.parent))
+    try:
+        yield staging
+        if target.exists():
+            shutil.rmtree(target)
+        staging.rename(target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
 
 
 def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
@@ -63,29 +82,16 @@ def git_dirty(root: Path, rels: list[str]) -> list[str]:
 
 def write_outputs(out_dir: Path, patches, diff_text: str) -> None:
     """``patch.diff`` and ``files/<rel>``: staged in a temporary folder, then moved into place."""
-    import shutil
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    files_dir = out_dir / "files"
-    staging = Path(tempfile.mkdtemp(prefix=".files-", dir=out_dir))
-    try:
+    with staged_directory(out_dir / "files", ".files-") as staging:
         for p in patches:
             dest = staging / p.rel
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(p.after.encode(getattr(p, "encoding", "utf-8")))
-        if files_dir.exists():
-            shutil.rmtree(files_dir)
-        staging.rename(files_dir)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
     atomic_write(out_dir / "patch.diff", diff_text.encode())
 
 
 def clear_outputs(out_dir: Path) -> None:
     """Remove a previous run's patch and files, so a refused run never leaves a stale patch behind."""
-    import shutil
-
     if (out_dir / "patch.diff").exists():
         (out_dir / "patch.diff").unlink()
     if (out_dir / "files").is_dir():

@@ -12,7 +12,7 @@ from .analyse import Analyzer, ClassAnalysis
 from .check import check_file
 from .discover import Tree
 from .emit import atomic_write, clear_outputs, git_dirty, unified_diff, write_outputs
-from .errors import EXIT_CHANGES, EXIT_OK, EXIT_UNSAFE, DecoupleError, UnsafeError, UsageError
+from .errors import EXIT_CHANGES, EXIT_OK, EXIT_UNSAFE, UnsafeError, UsageError
 from .index import ClassInfo, Index
 
 

@@ -30,7 +30,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .analyse import ClassAnalysis, MARKER
 from .errors import UnsafeError
-from .index import ClassInfo, ModuleInfo, first_param
+from .index import ModuleInfo, first_param
 from .slice import pos
 
 Pos = tuple[int, int]
@@ -395,9 +395,8 @@ class ClassRewriter:
 
     # ---- bases ---------------------------------------------------------------
     def reparent(self, cd: cst.ClassDef, marked: bool) -> cst.ClassDef:
-        a = self.a
         idx = self.parent_index
-        positional = [arg for arg in cd.bases]
+        positional = list(cd.bases)
         keep = list(positional)
         if self.base_ref is None or any(_expr_text(b.value) == self.base_ref for b in positional):
             del keep[idx]

@@ -46,7 +46,7 @@ def hierarchies(draw):
             continue
         elif kind == "loop":
             lines.append(f"        self.{name} = []")
-            lines.append(f"        for k in range(b):")
+            lines.append("        for k in range(b):")
             lines.append(f"            self.{name}.append(k * scale)")
             defined.append(name)
             continue
