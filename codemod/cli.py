@@ -30,7 +30,11 @@ patched sources on a CUDA GPU (see `decouple verify --help`).
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="decouple", description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="decouple", description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="exit codes: 0 done (or nothing to change), 1 --check found changes, 2 bad usage or input, "
+               "3 refused as unsafe (report.json says why; no patch is written)",
+    )
     p.add_argument("root", nargs="?", metavar="ROOT",
                    help="a source tree: a git checkout (packages under python/ or src/), an unpacked wheel, or site-packages. "
                         f"Default: {DEFAULT_PACKAGE}=={DEFAULT_VERSION} from PyPI")
