@@ -54,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--emit-tests", action="store_true",
                    help="also add a test file to the target tree (beside its own tests) that pins the result: "
                         "the bases, no parent-only objects built, every kept member still defined")
+    p.add_argument("--no-cache", action="store_true",
+                   help="do not reuse or store results in the user cache directory (a warm --check reuses the last "
+                        "run's result while no file that the run read, and no file mentioning the names it looked for, changed)")
     p.add_argument("--version", action="version", version=f"decouple {__version__}")
     return p
 

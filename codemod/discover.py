@@ -24,6 +24,7 @@ from pathlib import Path
 from .emit import staged_directory
 from .errors import UsageError
 
+WORD = re.compile(r"[A-Za-z_]\w*")
 DEFAULT_PACKAGE = "sglang"
 DEFAULT_VERSION = "0.5.23"
 DEFAULT_CLASSES = ("TRTLLMHAAttnBackend", "TRTLLMHAAttnMultiStepDraftBackend")
@@ -127,6 +128,10 @@ class Tree:
     root: Path
     _texts: dict = field(default_factory=dict, repr=False)
     encodings: dict = field(default_factory=dict, repr=False)
+    # What a run depended on, for the warm-run cache: the files whose text it read (beyond
+    # the word index), and the words it looked files up by.
+    consulted: set = field(default_factory=set, repr=False)
+    queried: set = field(default_factory=set, repr=False)
     unreadable: dict = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -188,16 +193,30 @@ class Tree:
 
     def text(self, rel: str) -> str | None:
         """The decoded text of a file, or None when it cannot be read or decoded."""
-        if rel in self._texts:
-            return self._texts[rel]
+        self.consulted.add(rel)
+        if rel not in self._texts:
+            self._texts[rel] = self.read(rel)
+        return self._texts[rel]
+
+    def read(self, rel: str) -> str | None:
+        """Read and decode without keeping the text (the word index reads every file once)."""
         try:
             data = (self.root / rel).read_bytes()
             text, self.encodings[rel] = decode_source(data)
         except (OSError, UnicodeDecodeError, SyntaxError, LookupError) as exc:
             self.unreadable[rel] = f"{type(exc).__name__}: {exc}"
             text = None
-        self._texts[rel] = text
         return text
+
+    def stats(self) -> dict[str, list[int]]:
+        out = {}
+        for rel in self.files:
+            try:
+                st = (self.root / rel).stat()
+            except OSError:
+                continue
+            out[rel] = [st.st_size, st.st_mtime_ns]
+        return out
 
     def grep(self, pattern: str | re.Pattern, words: tuple[str, ...] | None = None) -> list[str]:
         """Files whose text matches: the cheap prefilter that runs before any parse.
@@ -218,6 +237,7 @@ class Tree:
         index = self._word_index
         hits: set[str] = set()
         for w in words:
+            self.queried.add(w)
             hits.update(index.get(w, ()))
         return sorted(hits)
 
@@ -225,12 +245,11 @@ class Tree:
     def _word_index(self) -> dict[str, list[str]]:
         """Identifier -> files that contain it: built once, then every lookup is a dict access."""
         index: dict[str, list[str]] = {}
-        word = re.compile(r"[A-Za-z_]\w*")
         for rel in self.files:
-            text = self.text(rel)
+            text = self.read(rel)
             if text is None:
                 continue
-            for w in set(word.findall(text)):
+            for w in set(WORD.findall(text)):
                 index.setdefault(w, []).append(rel)
         return index
 

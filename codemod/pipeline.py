@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import report
@@ -85,7 +86,37 @@ def emitted_tests(tree: Tree, analyses: list[ClassAnalysis], patches) -> list:
     return out
 
 
-def run_pipeline(tree: Tree, args, out: Path | None) -> int:
+@dataclass
+class Emitted:
+    """One file the run would write: what emit needs, and all that the cache keeps."""
+
+    rel: str
+    before: str | None  # None: a new file
+    after: str
+    encoding: str = "utf-8"
+
+
+@dataclass
+class Result:
+    """Everything a run decided, independent of the mode it emits in (so it can be cached)."""
+
+    report: dict
+    files: list[Emitted]
+    diff: str
+    summary: list[str]  # "Class: decision: reason", for stderr
+    check_lines: list[str]  # "file:line: Class would be decoupled from Parent: why"
+    unsafe: bool
+    changes: bool
+
+    def to_json(self) -> dict:
+        return {**asdict(self), "files": [asdict(f) for f in self.files]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Result":
+        return cls(**{**data, "files": [Emitted(**f) for f in data["files"]]})
+
+
+def compute(tree: Tree, args) -> Result:
     index, analyses = analyse_all(tree, args.classes, args.parent, args.base)
     patches = [] if args.analyse_only else build_patches(index, analyses)
     unsafe = any(a.decision == "unsafe" for a in analyses)
@@ -108,44 +139,64 @@ def run_pipeline(tree: Tree, args, out: Path | None) -> int:
         c["inlined"] = extra.get(c["name"], [])
     if patches:
         rep["checks"] = [{"file": p.rel, "result": "parses, compiles, no new pyflakes findings" if p.before is not None else "new regression test (--emit-tests)"} for p in patches]
-    diff_text = "".join(unified_diff(p.rel, p.before, p.after) for p in patches)
+    return Result(
+        report=rep,
+        files=[Emitted(p.rel, p.before, p.after, p.encoding) for p in patches],
+        diff="".join(unified_diff(p.rel, p.before, p.after) for p in patches),
+        summary=[f"{a.cls.name}: {a.decision}: {a.reason}" for a in analyses],
+        check_lines=[f"{a.cls.file}:{a.cls.line}: {a.cls.name} would be decoupled from {a.parent.name}: {a.reason}"
+                     for a in analyses if a.decision == "decouple"],
+        unsafe=unsafe,
+        changes=any(a.decision == "decouple" for a in analyses),
+    )
 
-    for a in analyses:
-        print(f"{a.cls.name}: {a.decision}: {a.reason}", file=sys.stderr)
 
+def run_pipeline(tree: Tree, args, out: Path | None) -> int:
+    from . import cache
+
+    result = None if args.no_cache else cache.load(tree, args)
+    if result is not None:
+        print("decouple: reused the previous run's result (no file it depends on changed)", file=sys.stderr)
+    else:
+        result = compute(tree, args)
+        if not args.no_cache:
+            cache.store(tree, args, result)
+    return emit(tree, args, out, result)
+
+
+def emit(tree: Tree, args, out: Path | None, result: Result) -> int:
+    for line in result.summary:
+        print(line, file=sys.stderr)
     if args.check:
-        for a in analyses:
-            if a.decision == "decouple":
-                print(f"{a.cls.file}:{a.cls.line}: {a.cls.name} would be decoupled from {a.parent.name}: {a.reason}")
+        for line in result.check_lines:
+            print(line)
         if args.diff:
-            sys.stdout.write(diff_text)
-        if unsafe:
+            sys.stdout.write(result.diff)
+        if result.unsafe:
             return EXIT_UNSAFE
-        return EXIT_CHANGES if any(a.decision == "decouple" for a in analyses) else EXIT_OK
+        return EXIT_CHANGES if result.changes else EXIT_OK
     if args.diff:
-        sys.stdout.write(diff_text)
-        return EXIT_UNSAFE if unsafe else EXIT_OK
+        sys.stdout.write(result.diff)
+        return EXIT_UNSAFE if result.unsafe else EXIT_OK
     if args.write:
-        dirty = git_dirty(tree.root, [p.rel for p in patches])
+        dirty = git_dirty(tree.root, [f.rel for f in result.files])
         if dirty and not args.force:
             raise UsageError(f"uncommitted changes in {', '.join(dirty)}; commit them or pass --force")
         # Only the kill test sets this: it widens the window between two files' replacements.
         pause = float(os.environ.get("DECOUPLE_TEST_WRITE_PAUSE", "0") or 0)
-        for i, p in enumerate(patches):
+        for i, f in enumerate(result.files):
             if i and pause:
                 time.sleep(pause)
-            path = tree.root / p.rel
-            if p.before is None:
+            path = tree.root / f.rel
+            if f.before is None:
                 path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, p.after.encode(p.encoding), mode=path.stat().st_mode & 0o7777 if path.exists() else 0o644)
+            atomic_write(path, f.after.encode(f.encoding), mode=path.stat().st_mode & 0o7777 if path.exists() else 0o644)
     if out is not None:
         try:
             clear_outputs(out)
-            if patches:
-                write_outputs(out, patches, diff_text)
-            report.write(out, rep)
+            if result.files:
+                write_outputs(out, result.files, result.diff)
+            report.write(out, result.report)
         except OSError as exc:
             raise UsageError(f"cannot write to {out}: {exc.strerror or exc}") from None
-    if unsafe:
-        return EXIT_UNSAFE
-    return EXIT_OK
+    return EXIT_UNSAFE if result.unsafe else EXIT_OK

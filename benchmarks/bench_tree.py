@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Wall time and peak RSS of decouple on a whole SGLang tree, beside ruff, in one run.
+
+    python benchmarks/bench_tree.py [ROOT] [--repeats 3]
+
+ROOT defaults to the pinned SGLang release (downloaded once). Measured, each as the median
+of --repeats runs, interleaved so that drift hits every command alike:
+
+* ``ruff check --select F --no-cache ROOT`` (the yardstick; skipped when ruff is missing);
+* ``decouple ROOT --check`` cold (an empty cache) and warm (the cache from the previous run);
+* ``decouple ROOT --output DIR`` (the full patch run), cold;
+* the same cold ``--check`` on the tree doubled: ROOT plus a copy, under a second name, of every
+  file that mentions none of the names the analysis looks for.
+
+Peak RSS is the child's own (``os.wait4``). Prints a Markdown table for BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from codemod.discover import WORD, fetch_release  # noqa: E402
+
+
+def measure(cmd: list[str], env: dict) -> tuple[float, float, int]:
+    """(seconds, peak RSS in MB, exit code) of one child process."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    return time.perf_counter() - t0, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+
+
+def doubled(root: Path, words: set[str], dest: Path) -> int:
+    """ROOT hard-linked into dest, plus a copy of every file that mentions none of ``words``."""
+    subprocess.run(["cp", "-al", str(root), str(dest)], check=True)
+    copies = 0
+    for p in root.rglob("*.py"):
+        text = p.read_text(errors="replace")
+        if words.isdisjoint(WORD.findall(text)):
+            target = dest / "zz_copy" / p.relative_to(root)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+            copies += 1
+    return copies
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("root", nargs="?")
+    ap.add_argument("--repeats", type=int, default=3)
+    args = ap.parse_args(argv)
+    root = Path(args.root) if args.root else fetch_release(quiet=True)
+    n_files = sum(1 for _ in root.rglob("*.py"))
+    n_lines = sum(p.read_bytes().count(b"\n") for p in root.rglob("*.py"))
+    ruff = shutil.which("ruff")
+    work = Path(tempfile.mkdtemp(prefix="decouple-bench-"))
+    base_env = dict(os.environ)
+    decouple = [sys.executable, "-m", "codemod"]
+    results: dict[str, list[tuple[float, float]]] = {}
+
+    def run(label, cmd, env):
+        s, rss, code = measure(cmd, env)
+        results.setdefault(label, []).append((s, rss))
+        return code
+
+    try:
+        # Words the analysis looks for, from one warm-up run's cache entry.
+        env0 = dict(base_env, DECOUPLE_CACHE_DIR=str(work / "cache0"))
+        subprocess.run(decouple + [str(root), "--check"], env=env0, capture_output=True)
+        entry = next((work / "cache0" / "runs").glob("*.json"))
+        words = set(json.loads(entry.read_text())["words"])
+        copies = doubled(root, words, work / "doubled")
+        for i in range(args.repeats):
+            if ruff:
+                run("ruff check --select F --no-cache", [ruff, "check", "--select", "F", "--no-cache", "--quiet", str(root)], base_env)
+            cold = dict(base_env, DECOUPLE_CACHE_DIR=str(work / f"cold{i}"))
+            run("decouple --check (cold)", decouple + [str(root), "--check"], cold)
+            run("decouple --check (warm)", decouple + [str(root), "--check"], cold)
+            run("decouple full patch run (cold)", decouple + [str(root), "--output", str(work / f"out{i}"), "--no-cache"], base_env)
+            dbl = dict(base_env, DECOUPLE_CACHE_DIR=str(work / f"dbl{i}"))
+            run("decouple --check on the doubled tree (cold)", decouple + [str(work / "doubled"), "--check"], dbl)
+            print(f"round {i + 1}/{args.repeats} done", file=sys.stderr, flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    ruff_s = statistics.median(s for s, _ in results.get("ruff check --select F --no-cache", [(float("nan"), 0)]))
+    print(f"\nMachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+          f"tree: {root.name} ({n_files:,} .py files, {n_lines:,} lines); doubled tree: +{copies:,} copies; "
+          f"median of {args.repeats}\n")
+    print("| command | median s | x ruff | peak RSS MB |")
+    print("|---|---|---|---|")
+    for label, rows in results.items():
+        s = statistics.median(r[0] for r in rows)
+        rss = max(r[1] for r in rows)
+        print(f"| {label} | {s:.2f} | {s / ruff_s:.1f} | {rss:.0f} |")
+    single = statistics.median(r[0] for r in results["decouple --check (cold)"])
+    dbl = statistics.median(r[0] for r in results["decouple --check on the doubled tree (cold)"])
+    print(f"\nDoubled tree / tree (cold --check): {dbl / single:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""A cache of whole runs, so that a warm ``--check`` (CI, pre-commit) costs a stat per file.
+
+A run's result depends only on the files whose text it read (``Tree.consulted``) and on which
+files contain the words it looked files up by (``Tree.queried``). The cache keeps both, with
+each file's size and modification time. A later run with the same arguments and the same
+tool reuses the result when, for every file that changed since (by size or mtime):
+
+* it was read by the run, and its content hash is unchanged (a touch, a checkout); or
+* it was not read by the run, and it does not contain any of the words the run looked for
+  (so no lookup would have returned it: it cannot hold the classes or the members involved).
+
+Anything else runs the analysis again. Entries live in ``<user cache>/runs/``; a cache that
+cannot be written is simply not used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from .discover import WORD, Tree, cache_dir
+from .emit import atomic_write
+
+_CODE_HASH: str | None = None
+
+
+def code_hash() -> str:
+    """The tool's own source: a new version (or a local edit) never reuses old results."""
+    global _CODE_HASH
+    if _CODE_HASH is None:
+        h = hashlib.sha1()
+        for p in sorted(Path(__file__).parent.glob("*.py")):
+            h.update(p.name.encode() + p.read_bytes())
+        _CODE_HASH = h.hexdigest()
+    return _CODE_HASH
+
+
+def _entry(tree: Tree, args) -> Path:
+    key = json.dumps([code_hash(), str(tree.root), args.classes, args.parent, args.base,
+                      bool(args.analyse_only), bool(getattr(args, "emit_tests", False))])
+    return cache_dir() / "runs" / (hashlib.sha1(key.encode()).hexdigest() + ".json")
+
+
+def _sha1(path: Path) -> str | None:
+    try:
+        return hashlib.sha1(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def load(tree: Tree, args):
+    from .pipeline import Result
+
+    path = _entry(tree, args)
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    old, now = data["stats"], tree.stats()
+    consulted, words = data["consulted"], set(data["words"])
+    for rel in set(old) | set(now):
+        if old.get(rel) == now.get(rel):
+            continue
+        if rel in consulted:
+            if consulted[rel] != _sha1(tree.root / rel):
+                return None
+            continue
+        if rel in now:
+            text = tree.read(rel)
+            if text is None or words.intersection(WORD.findall(text)):
+                return None
+    return Result.from_json(data["result"])
+
+
+def store(tree: Tree, args, result) -> None:
+    data = {
+        "stats": tree.stats(),
+        "consulted": {rel: _sha1(tree.root / rel) for rel in sorted(tree.consulted)},
+        "words": sorted(tree.queried),
+        "result": result.to_json(),
+    }
+    path = _entry(tree, args)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, json.dumps(data).encode())
+    except OSError:
+        pass
