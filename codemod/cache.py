@@ -23,6 +23,7 @@ from .discover import WORD, Tree, cache_dir
 from .emit import atomic_write
 
 _CODE_HASH: str | None = None
+KEEP = 64  # cache entries kept
 
 
 def code_hash() -> str:
@@ -84,5 +85,9 @@ def store(tree: Tree, args, result) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, json.dumps(data).encode())
+        # Keep the cache small: the most recent entries only.
+        entries = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in entries[KEEP:]:
+            old.unlink()
     except OSError:
         pass
