@@ -66,7 +66,7 @@ def main(argv=None) -> int:
     root = Path(args.root) if args.root else fetch_release(quiet=True)
     n_files = sum(1 for _ in root.rglob("*.py"))
     n_lines = sum(p.read_bytes().count(b"\n") for p in root.rglob("*.py"))
-    ruff = shutil.which("ruff")
+    ruff = shutil.which("ruff") or shutil.which("ruff", path=str(Path(sys.executable).parent))
     work = Path(tempfile.mkdtemp(prefix="decouple-bench-"))
     base_env = dict(os.environ)
     decouple = [sys.executable, "-m", "codemod"]
