@@ -588,6 +588,7 @@ class Analyzer:
         rx = re.compile(r"(?:\.|['\"])(" + "|".join(re.escape(c) for c in cands) + r")\b")
         cand_set = set(cands)
         chain_nodes = {id(c.node) for c in a.chain} | {id(a.cls.node)}
+        chain_files = {c.file for c in a.chain} | {a.cls.file}
         for rel in self.index.tree.grep(rx, words=tuple(cands)):
             mod = self.index.module(rel)
             if mod is None:
@@ -598,7 +599,7 @@ class Analyzer:
                 if hit is None:
                     continue
                 name, recv, how, line = hit
-                if _inside_any(mod, node, chain_nodes):
+                if rel in chain_files and _inside_any(mod, node, chain_nodes):
                     continue
                 verdict, note = flow.receiver(mod, recv, node)
                 if verdict == NO:

@@ -101,6 +101,8 @@ class Flow:
         self._attr_types: dict[str, list[str] | None] = {}
         self._may_have: set[str] | None = None
         self._params: dict = {}
+        self._scope_loads: dict[int, dict[str, list[str]]] = {}
+        self._bound: dict[tuple[int, str], bool] = {}
         self.site_filter = None  # (module, call) -> True to ignore a call site (code the rewrite drops)
 
     # ---- type expressions ---------------------------------------------------
@@ -289,18 +291,31 @@ class Flow:
         if dotted_name(recv) is None:
             return None
         scope = next((n for n in enclosing(mod, at) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))), mod.tree)
-        key = ast.dump(recv)
         head = recv
         while isinstance(head, ast.Attribute):
             head = head.value
-        if isinstance(head, ast.Name) and _bindings(scope, head.id) > 1:
+        if isinstance(head, ast.Name) and self._bound_more_than_once(scope, head.id):
             return None
-        may_have = self.may_have
-        for node in ast.walk(scope):
-            if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and not node.attr.startswith("__")
-                    and node.attr not in may_have and ast.dump(node.value) == key):
-                return node.attr
-        return None
+        loads = self._loads(scope).get(ast.dump(recv), ())
+        return next((attr for attr in loads if attr not in self.may_have), None)
+
+    def _bound_more_than_once(self, scope: ast.AST, name: str) -> bool:
+        key = (id(scope), name)
+        if key not in self._bound:
+            self._bound[key] = _bindings(scope, name) > 1
+        return self._bound[key]
+
+    def _loads(self, scope: ast.AST) -> dict[str, list[str]]:
+        """Receiver (dumped) -> attribute names read on it, over one scope: built once per scope."""
+        key = id(scope)
+        if key not in self._scope_loads:
+            out: dict[str, list[str]] = {}
+            for node in ast.walk(scope):
+                if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and not node.attr.startswith("__"):
+                    if dotted_name(node.value) is not None:
+                        out.setdefault(ast.dump(node.value), []).append(node.attr)
+            self._scope_loads[key] = out
+        return self._scope_loads[key]
 
     @property
     def may_have(self) -> set[str]:
