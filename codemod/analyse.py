@@ -142,8 +142,9 @@ class ClassAnalysis:
 
 
 class Analyzer:
-    def __init__(self, index: Index):
+    def __init__(self, index: Index, progress=None):
         self.index = index
+        self.progress = progress  # (done, total, what) -> None; a bar on a terminal
 
     # ---- entry -------------------------------------------------------------
     def analyse(self, cls: ClassInfo, parent: ClassInfo | None = None, base: str | None = None) -> ClassAnalysis:
@@ -589,7 +590,10 @@ class Analyzer:
         cand_set = set(cands)
         chain_nodes = {id(c.node) for c in a.chain} | {id(a.cls.node)}
         chain_files = {c.file for c in a.chain} | {a.cls.file}
-        for rel in self.index.tree.grep(rx, words=tuple(cands)):
+        files = self.index.tree.grep(rx, words=tuple(cands))
+        for i, rel in enumerate(files):
+            if self.progress:
+                self.progress(i + 1, len(files), f"uses of {a.parent.name}'s members")
             mod = self.index.module(rel)
             if mod is None:
                 a.skipped_files[rel] = self.index.syntax_errors.get(rel) or self.index.tree.unreadable.get(rel, "unreadable")

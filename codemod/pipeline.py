@@ -36,10 +36,37 @@ def select(index: Index, classes: list[str], parent_spec: str | None) -> list[tu
     return uniq
 
 
+class Progress:
+    """A one-line progress bar on stderr, only on a terminal and only once a run passes a second."""
+
+    def __init__(self):
+        self.start = time.monotonic()
+        self.shown = False
+        self.on = sys.stderr.isatty()
+
+    def __call__(self, done: int, total: int, what: str):
+        if not self.on or time.monotonic() - self.start < 1.0:
+            return
+        width = 30
+        filled = width * done // max(total, 1)
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} files: {what}\033[K")
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self):
+        if self.shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
 def analyse_all(tree: Tree, classes: list[str], parent: str | None, base: str | None) -> tuple[Index, list[ClassAnalysis]]:
     index = Index(tree)
-    analyzer = Analyzer(index)
-    return index, [analyzer.analyse(cls, p, base) for cls, p in select(index, classes, parent)]
+    progress = Progress()
+    analyzer = Analyzer(index, progress)
+    try:
+        return index, [analyzer.analyse(cls, p, base) for cls, p in select(index, classes, parent)]
+    finally:
+        progress.close()
 
 
 def build_patches(index: Index, analyses: list[ClassAnalysis]):
