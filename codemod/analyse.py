@@ -89,7 +89,6 @@ class ClassAnalysis:
     cls: ClassInfo
     parent: ClassInfo | None
     base: str  # qualified name of the new base ("builtins.object" for none)
-    base_cls: ClassInfo | None = None
     chain: list[ClassInfo] = field(default_factory=list)  # P and any classes between P and B
     decision: str = "decouple"
     reason: str = ""
@@ -160,7 +159,6 @@ class Analyzer:
             return a
         chain, base_q = self._chain(parent, base)
         a = ClassAnalysis(cls, parent, base_q, chain=chain)
-        a.base_cls = self.index.resolve_class(base_q)
         for c in reversed(chain):
             for name, m in c.members.items():
                 if name != "__init__":

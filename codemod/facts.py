@@ -46,16 +46,6 @@ def self_attr(node: ast.AST, selfname: str) -> str | None:
     return None
 
 
-def _root(node: ast.AST) -> ast.AST:
-    """The innermost receiver of a chain: self.x[0].y -> self.x (or the Name)."""
-    while isinstance(node, (ast.Attribute, ast.Subscript)):
-        inner = node.value
-        if isinstance(inner, ast.Name):
-            return node if isinstance(node, ast.Attribute) else inner
-        node = inner
-    return node
-
-
 def _chain_base(node: ast.AST, selfname: str) -> tuple[str, str] | None:
     """('A', attr) when a chain is rooted at self.attr, ('L', name) when at a local name."""
     cur = node

@@ -15,13 +15,10 @@ from functools import cached_property
 from .discover import Tree
 from .errors import UsageError
 
-MEMBER_KINDS = ("instance_attribute", "method", "property", "class_attribute")
-
-
 @dataclass
 class Member:
     name: str
-    kind: str  # one of MEMBER_KINDS
+    kind: str  # instance_attribute, method, property or class_attribute
     line: int
     node: ast.AST | None = None
     # For instance attributes: the methods that assign it, with lines.
@@ -358,10 +355,6 @@ def is_static(fn: ast.FunctionDef) -> bool:
     return _is_static(fn)
 
 
-def is_classmethod(fn: ast.FunctionDef) -> bool:
-    return any(decorator_name(d) == "classmethod" for d in fn.decorator_list)
-
-
 def _assign_targets(node: ast.AST) -> list[ast.AST]:
     if isinstance(node, ast.Assign):
         return list(node.targets)
@@ -384,10 +377,6 @@ def _self_attr_targets(tgt: ast.AST, selfname: str) -> list[ast.Attribute]:
     if isinstance(tgt, ast.Starred):
         return _self_attr_targets(tgt.value, selfname)
     return []
-
-
-def self_attr_targets(tgt: ast.AST, selfname: str) -> list[ast.Attribute]:
-    return _self_attr_targets(tgt, selfname)
 
 
 def _target_names(tgt: ast.AST) -> list[str]:

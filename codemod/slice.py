@@ -71,7 +71,7 @@ class Slicer:
     def run(self, needed_attrs: set[str]) -> SliceResult:
         live = {("A", a) for a in needed_attrs}
         body = [s for s in self.fn.body if not _is_docstring(s)]
-        live = self._block(body, live, final=True)
+        live = self._block(body, live)
         self.res.free_locals = {n for k, n in live if k == "L"}
         for k, n in live:
             if k == "A":
@@ -143,7 +143,7 @@ class Slicer:
         self.res.kept.add(pos(s))
         self._any_kept = True
 
-    def _block(self, stmts: list[ast.stmt], live: set, final: bool = False, keep_jumps: bool = False) -> set:
+    def _block(self, stmts: list[ast.stmt], live: set, keep_jumps: bool = False) -> set:
         live = set(live)
         for s in reversed(stmts):
             live = self._stmt(s, live, keep_jumps)
@@ -268,10 +268,3 @@ def _merge(a: Facts, b: Facts):
 
 def _is_docstring(s: ast.stmt) -> bool:
     return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
-
-
-def simple_statements(stmts: list[ast.stmt]):
-    for s in stmts:
-        for n in ast.walk(s):
-            if isinstance(n, ast.stmt) and not isinstance(n, _COMPOUND):
-                yield n

@@ -54,7 +54,6 @@ class Relation:
 
     def __post_init__(self):
         self.ancestors = set(self.index.ancestors(self.target)) | {"builtins.object", "object"}
-        self._sub_cache: dict[str, bool] = {}
 
     def of(self, qual: str) -> str:
         """YES: is C or a subclass; MAYBE: an ancestor (may hold a C) or unknown; NO: unrelated."""

@@ -93,7 +93,6 @@ def compare(results: dict, work: Path) -> dict:
     """Case statuses, outputs (bitwise, else within the original's own run-to-run spread), costs."""
     import torch
 
-    a, b, a2 = (results.get(s) for s in SIDES)
     outs = {s: torch.load(work / f"outputs_{s}.pt") if (work / f"outputs_{s}.pt").exists() else {} for s in SIDES if s in results}
     cases = []
     status = {s: {(c["mode"], c["name"]): c for c in results[s]["cases"]} for s in results}
