@@ -484,8 +484,10 @@ class Analyzer:
             for s, why in res.dropped
         ]
         for f in a.fusions:
+            elem = f.parent_loop.body[0].value.args[0]
+            built = dotted_name(elem.func).rsplit(".", 1)[-1] if isinstance(elem, ast.Call) and dotted_name(elem.func) else "an element"
             a.side_effects.append(SideEffect(owner.file, f.parent_loop.lineno, _first_line(owner.module, f.parent_loop),
-                                             f"builds elements of self.{f.attr} that {a.cls.name} overwrites at line {f.child_store.lineno} before any read"))
+                                             f"constructs {built} for each element of self.{f.attr}, which {a.cls.name} overwrites at line {f.child_store.lineno} before any read"))
         for line, what in collect(init, sn).dynamic:
             a.unsafe.append(Hazard(owner.file, line, f"{what} in {owner.name}.__init__ (it may define attributes nobody can list)"))
 

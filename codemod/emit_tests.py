@@ -106,7 +106,7 @@ def render(root: Path, analyses: list[ClassAnalysis], new_sources: dict[str, str
     blocks = []
     for a in analyses:
         bases = [ast.unparse(b).rsplit(".", 1)[-1] for b in patched[a.cls.name].bases]
-        built = sorted({e.why.split(" ", 1)[1] for e in a.side_effects if e.why.startswith("constructs ")})
+        built = sorted({e.why.split()[1] for e in a.side_effects if e.why.startswith("constructs ")})
         kept = sorted(n for n in a.kept if not n.startswith("__"))
         blocks.append(CLASS_TEMPLATE.format(name=a.cls.name, bases=bases, parent=a.parent.name, built=_set(built), kept=_set(kept)))
     text = TEMPLATE.format(

@@ -89,7 +89,7 @@ def render_md(rep: dict) -> str:
     out.append(f"# Decouple {title} from {'their parents' if len(decoupled) > 1 else 'its parent'}\n" if decoupled else f"# Decouple report: {title}\n")
     for c in decoupled:
         effects = c["dropped_side_effects"]
-        built = sorted({e["why"].split(" ", 1)[1] for e in effects if e["why"].startswith("constructs ")})
+        built = sorted({e["why"].split()[1] for e in effects if e["why"].startswith("constructs ")})
         allocs = sum(1 for e in effects if e["why"].startswith("allocation"))
         waste = []
         if built:

@@ -157,8 +157,7 @@ class Slicer:
 
     def _stmt(self, s: ast.stmt, live: set, keep_jumps: bool) -> set:
         if pos(s) in self.skip:
-            self._report(s)
-            return live
+            return live  # a fused loop: the analysis reports it with the reason
         if isinstance(s, ast.If):
             v = self.fold(s.test)
             if v is not None:
