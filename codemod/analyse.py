@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from .errors import UsageError
 from .facts import collect, is_super_call
-from .index import ClassInfo, Index, Member, ModuleInfo, dotted_name, first_param, is_static
+from .index import ClassInfo, Index, Member, ModuleInfo, bind_arguments, dotted_name, first_param, is_static
 from .slice import Fusion, Slicer, SliceResult, pos
 from .typing_flow import NO, YES, Flow, enclosing, enclosing_class
 
@@ -508,9 +508,10 @@ class Analyzer:
             if kinit is None:
                 continue
             ksn = first_param(kinit)
-            params = [p.arg for p in kinit.args.posonlyargs + kinit.args.args][1:]
-            bound = dict(zip(params, elem.args))
-            bound.update({kw.arg: kw.value for kw in elem.keywords if kw.arg})
+            binding = bind_arguments(kinit, elem)
+            if binding.opaque:
+                continue
+            bound = binding.bound
             after = False
             for stmt in pinit.body:
                 if stmt is f.parent_loop:
@@ -737,28 +738,11 @@ def _find_super_init(init: ast.FunctionDef, cls: ClassInfo, parent: ClassInfo):
 
 def _bind_consts(pinit: ast.FunctionDef, call: ast.Call) -> dict[str, object]:
     """Parameters of P.__init__ bound to literals by C's super().__init__(...) call, or by defaults."""
-    args = pinit.args
-    params = [p.arg for p in args.posonlyargs + args.args][1:]
-    explicit_self = not is_super_call(call.func.value) if isinstance(call.func, ast.Attribute) else False
-    given = call.args[1:] if explicit_self else call.args
-    out: dict[str, object] = {}
-    if any(isinstance(g, ast.Starred) for g in given) or any(k.arg is None for k in call.keywords):
-        return out
-    bound = set()
-    for name, val in zip(params, given):
-        bound.add(name)
-        if isinstance(val, ast.Constant):
-            out[name] = val.value
-    for k in call.keywords:
-        bound.add(k.arg)
-        if isinstance(k.value, ast.Constant):
-            out[k.arg] = k.value.value
-    positional = args.posonlyargs + args.args
-    defaults = dict(zip([p.arg for p in positional][len(positional) - len(args.defaults):], args.defaults))
-    defaults.update({p.arg: d for p, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
-    for name, d in defaults.items():
-        if name not in bound and isinstance(d, ast.Constant):
-            out[name] = d.value
+    b = bind_arguments(pinit, call)
+    if b.opaque:
+        return {}
+    out = {n: v.value for n, v in b.bound.items() if isinstance(v, ast.Constant)}
+    out.update({n: d.value for n, d in b.defaults.items() if n not in b.bound and isinstance(d, ast.Constant)})
     return out
 
 

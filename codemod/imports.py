@@ -84,7 +84,7 @@ def add_missing(text: str, before: str, filename: str, cmod: ModuleInfo, sources
     return tree.code, added
 
 
-def _code(node) -> str:
+def code_of(node) -> str:
     return cst.Module([]).code_for_node(node)
 
 
@@ -96,10 +96,10 @@ def _import_module(stmt) -> str | None:
         if isinstance(imp, cst.ImportFrom):
             dots = "." * len(imp.relative)
             if imp.relative:
-                return "~" + dots + (_code(imp.module) if imp.module is not None else "")
-            return _code(imp.module)
+                return "~" + dots + (code_of(imp.module) if imp.module is not None else "")
+            return code_of(imp.module)
         if isinstance(imp, cst.Import):
-            return _code(imp.names[0].name)
+            return code_of(imp.names[0].name)
     return None
 
 
@@ -116,7 +116,7 @@ def add_import(tree: cst.Module, module: str, obj: str | None, asname: str | Non
             if _absolute(stmt, here) == module and isinstance(stmt.body[0], cst.ImportFrom) and not isinstance(stmt.body[0].names, cst.ImportStar):  # noqa: E501
                 imp = stmt.body[0]
                 names = [a for a in imp.names]
-                if any(_code(a.name) == obj and (a.asname is None) == (asname is None) for a in names):
+                if any(code_of(a.name) == obj and (a.asname is None) == (asname is None) for a in names):
                     return tree
                 new_alias = cst.ImportAlias(cst.Name(obj), asname=cst.AsName(cst.Name(asname)) if asname else None)
                 names = _insert_sorted(names, new_alias)
@@ -173,14 +173,14 @@ def _absolute(stmt, here) -> str | None:
     from .index import resolve_relative
 
     imp = stmt.body[0]
-    target = _code(imp.module) if imp.module is not None else None
+    target = code_of(imp.module) if imp.module is not None else None
     return resolve_relative(here[0], here[1], target, len(imp.relative))
 
 
 def _insert_sorted(names, alias):
-    keys = [_isort_key(_code(a.name)) for a in names]
+    keys = [_isort_key(code_of(a.name)) for a in names]
     if keys == sorted(keys):
-        key = _isort_key(_code(alias.name))
+        key = _isort_key(code_of(alias.name))
         pos = next((i for i, k in enumerate(keys) if k > key), len(keys))
         return names[:pos] + [alias] + names[pos:]
     return names + [alias]
@@ -190,7 +190,7 @@ def _format_from(imp: cst.ImportFrom, names) -> cst.ImportFrom:
     """Black's layout: one line when it fits in 88 columns, else one name per line."""
     names = [n.with_changes(comma=cst.MaybeSentinel.DEFAULT) for n in names]
     one = imp.with_changes(names=names, lpar=None, rpar=None)
-    if len(_code(one)) <= 88:
+    if len(code_of(one)) <= 88:
         return one
     commas = [n.with_changes(comma=cst.Comma(whitespace_after=cst.ParenthesizedWhitespace(
         first_line=cst.TrailingWhitespace(), empty_lines=[], indent=True,
@@ -212,7 +212,7 @@ def _add_type_checking(tree: cst.Module, specs) -> cst.Module:
         done = False
 
         def leave_If(self, original, updated):
-            if not self.done and _code(original.test).endswith("TYPE_CHECKING"):
+            if not self.done and code_of(original.test).endswith("TYPE_CHECKING"):
                 self.done = True
                 return updated.with_changes(body=updated.body.with_changes(body=list(updated.body.body) + lines))
             return updated
@@ -274,8 +274,8 @@ def remove_unused(text: str, before: str, filename: str, cmod: ModuleInfo, index
 
 def _local(alias: cst.ImportAlias) -> str:
     if alias.asname is not None:
-        return _code(alias.asname.name)
-    return _code(alias.name).split(".")[0]
+        return code_of(alias.asname.name)
+    return code_of(alias.name).split(".")[0]
 
 
 def _all_names(mod: ModuleInfo) -> set[str]:

@@ -325,6 +325,11 @@ class Index:
 # ---- small AST helpers shared by the analysis -------------------------------------------
 
 
+def snake_case(name: str) -> str:
+    """FlashInferAttnBackend -> flash_infer_attn_backend (for names derived from a class)."""
+    return re.sub(r"(?<!^)(?=[A-Z][a-z])", "_", name).lower()
+
+
 def dotted_name(expr: ast.AST) -> str | None:
     parts = []
     while isinstance(expr, ast.Attribute):
@@ -340,6 +345,32 @@ def decorator_name(expr: ast.AST) -> str:
     if isinstance(expr, ast.Call):
         expr = expr.func
     return dotted_name(expr) or ast.unparse(expr)
+
+
+@dataclass
+class Binding:
+    """How a call binds a function's parameters (the first one, self, excluded)."""
+
+    bound: dict[str, ast.AST]  # parameter -> the argument expression the call passes
+    defaults: dict[str, ast.AST]  # parameter -> its default expression
+    opaque: bool  # the call passes *args or **kwargs: its parameters cannot be told apart
+
+
+def bind_arguments(fn: ast.FunctionDef, call: ast.Call) -> Binding:
+    """Bind ``call`` to ``fn``'s parameters; ``P.__init__(self, ...)`` passes self explicitly."""
+    args = fn.args
+    positional = args.posonlyargs + args.args
+    params = [p.arg for p in positional][1:]
+    f = call.func
+    explicit_self = (isinstance(f, ast.Attribute) and f.attr == "__init__"
+                     and not (isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Name) and f.value.func.id == "super"))
+    given = call.args[1:] if explicit_self else call.args
+    bound: dict[str, ast.AST] = dict(zip(params, given))
+    bound.update({k.arg: k.value for k in call.keywords if k.arg is not None})
+    defaults = dict(zip([p.arg for p in positional][len(positional) - len(args.defaults):], args.defaults))
+    defaults.update({p.arg: d for p, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    opaque = any(isinstance(g, ast.Starred) for g in given) or any(k.arg is None for k in call.keywords)
+    return Binding(bound, defaults, opaque)
 
 
 def first_param(fn: ast.FunctionDef) -> str | None:

@@ -22,7 +22,6 @@ Rules, each in a function of its own:
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -30,7 +29,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .analyse import ClassAnalysis, MARKER
 from .errors import UnsafeError
-from .index import ModuleInfo, first_param
+from .imports import code_of
+from .index import ModuleInfo, bind_arguments, first_param, snake_case
 from .slice import pos
 
 Pos = tuple[int, int]
@@ -44,6 +44,9 @@ class Located:
     simple: dict[Pos, cst.BaseSmallStatement]
     compound: dict[int, cst.BaseCompoundStatement]
     lines: dict[int, cst.SimpleStatementLine]  # small statement -> its line
+    # The reverse maps, by node identity: where a statement of this module starts.
+    pos_of: dict[int, Pos] = field(default_factory=dict)
+    line_of: dict[int, int] = field(default_factory=dict)
 
     @classmethod
     def parse(cls, text: str) -> "Located":
@@ -65,7 +68,11 @@ class Located:
             if isinstance(node, cst.SimpleStatementLine):
                 for small in node.body:
                     lines[id(small)] = node
-        return cls(wrapper.module, simple, compound, lines)
+        pos_of = {id(node): p for p, node in simple.items()}
+        line_of = {}
+        for line, node in sorted(compound.items(), reverse=True):
+            line_of[id(node)] = line  # the first line wins for a decorated def listed twice
+        return cls(wrapper.module, simple, compound, lines, pos_of, line_of)
 
     def stmt(self, node: ast.stmt):
         if isinstance(node, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or type(node).__name__ == "TryStar":
@@ -233,16 +240,10 @@ class ClassRewriter:
         return small
 
     def _pos_of(self, small) -> Pos | None:
-        for p, node in self.p.simple.items():
-            if node is small:
-                return p
-        return None
+        return self.p.pos_of.get(id(small))
 
     def _line_of(self, st) -> int | None:
-        for line, node in self.p.compound.items():
-            if node is st:
-                return line
-        return None
+        return self.p.line_of.get(id(st))
 
     def _bindings(self, pinit: ast.FunctionDef, stmts) -> tuple[dict[str, cst.BaseExpression], list[cst.BaseStatement]]:
         """Bind P.__init__'s parameters (and self) to what C passes; rename clashing locals."""
@@ -262,22 +263,17 @@ class ClassRewriter:
         assigned = _assigned_names(pinit, sl)
         child_names = _clashing_names(cinit, a.super_init_stmt)
         # Locals of the slice that C's __init__ also uses get a distinct name.
-        suffix = _snake(self.pname)
+        suffix = snake_case(self.pname)
         for name in sorted(assigned - set(params)):
             if name in child_names:
                 mapping[name] = cst.Name(f"{name}_{suffix}")
         free = set(sl.free_locals) & (set(params) | {p.arg for p in pinit.args.kwonlyargs})
         if not free:
             return mapping, prelude
-        explicit_self = not _is_super(call)
-        given = call.args[1:] if explicit_self else call.args
-        if any(isinstance(g, ast.Starred) for g in given) or any(k.arg is None for k in call.keywords):
+        binding = bind_arguments(pinit, call)
+        if binding.opaque:
             raise UnsafeError(f"{a.cls.name} forwards *args/**kwargs to {self.pname}.__init__, so its parameters cannot be bound")
-        bound: dict[str, ast.AST] = dict(zip(params, given))
-        bound.update({k.arg: k.value for k in call.keywords})
-        positional = pinit.args.posonlyargs + pinit.args.args
-        defaults = dict(zip([p.arg for p in positional][len(positional) - len(pinit.args.defaults):], pinit.args.defaults))
-        defaults.update({p.arg: d for p, d in zip(pinit.args.kwonlyargs, pinit.args.kw_defaults) if d is not None})
+        bound, defaults = binding.bound, binding.defaults
         cmod_text = self.a.cls.module.text
         for name in sorted(free):
             expr = bound.get(name, defaults.get(name))
@@ -398,7 +394,7 @@ class ClassRewriter:
         idx = self.parent_index
         positional = list(cd.bases)
         keep = list(positional)
-        if self.base_ref is None or any(_expr_text(b.value) == self.base_ref for b in positional):
+        if self.base_ref is None or any(code_of(b.value) == self.base_ref for b in positional):
             del keep[idx]
         else:
             keep[idx] = positional[idx].with_changes(value=cst.parse_expression(self.base_ref))
@@ -448,11 +444,6 @@ def _else_body(st: cst.If):
     return []
 
 
-def _is_super(call: ast.Call) -> bool:
-    f = call.func
-    return isinstance(f, ast.Attribute) and isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Name) and f.value.func.id == "super"
-
-
 def _assigned_names(pinit: ast.FunctionDef, sl) -> set[str]:
     out = set()
     for node in ast.walk(pinit):
@@ -491,14 +482,6 @@ def _callee(expr: ast.AST) -> str | None:
         if isinstance(f, ast.Attribute):
             return f.attr
     return None
-
-
-def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z][a-z])", "_", name).lower()
-
-
-def _expr_text(e: cst.BaseExpression) -> str:
-    return cst.Module([]).code_for_node(e)
 
 
 def _mangled(fn: ast.FunctionDef) -> str:

@@ -8,7 +8,6 @@ import importlib.util
 import json
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -22,8 +21,9 @@ pytestmark = pytest.mark.gpu
 def _cuda() -> str | None:
     if importlib.util.find_spec("torch") is None:
         return "torch is not installed"
-    probe = subprocess.run([sys.executable, "-c", "import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)"], capture_output=True)
-    if probe.returncode != 0:
+    from codemod.verify import cuda_available
+
+    if not cuda_available():
         return "no CUDA device"
     if importlib.util.find_spec("sglang") is None:
         return "SGLang is not installed (on the GPU machine: source .gpu-bundle/activate.sh)"
