@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from .errors import UsageError
 from .facts import collect, is_super_call
-from .index import ClassInfo, Index, Member, ModuleInfo, bind_arguments, dotted_name, first_param, is_static
+from .index import ClassInfo, Index, Member, ModuleInfo, bind_arguments, dotted_name, first_param, is_static, walk
 from .slice import Fusion, Slicer, SliceResult, pos
 from .typing_flow import NO, YES, Flow, enclosing, enclosing_class
 
@@ -470,7 +470,7 @@ class Analyzer:
             elif meth in a.members:
                 self._need(a, meth, Evidence(owner.file, lines[0], f"called by kept statement of {owner.name}.__init__"))
         # Attributes that kept statements define count as kept (dependencies).
-        for s in ast.walk(init):
+        for s in walk(init):
             if isinstance(s, ast.stmt) and pos(s) in res.kept:
                 f = collect(s, sn) if not isinstance(s, (ast.If, ast.For, ast.While, ast.With, ast.Try)) else None
                 if f is None:
@@ -529,7 +529,7 @@ class Analyzer:
                 if expr is None:
                     continue
                 mapping = {}
-                for name in {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}:
+                for name in {n.id for n in walk(expr) if isinstance(n, ast.Name)}:
                     arg = bound.get(name)
                     if not (isinstance(arg, ast.Name) and not _rebound(pinit, arg.id)) and not isinstance(arg, ast.Constant):
                         mapping = None
@@ -591,19 +591,26 @@ class Analyzer:
         cand_set = set(cands)
         chain_nodes = {id(c.node) for c in a.chain} | {id(a.cls.node)}
         chain_files = {c.file for c in a.chain} | {a.cls.file}
-        files = self.index.tree.grep(rx, words=tuple(cands))
+        tree = self.index.tree
+        files = tree.grep(rx, words=tuple(cands))
         for i, rel in enumerate(files):
             if self.progress:
                 self.progress(i + 1, len(files), f"uses of {a.parent.name}'s members")
+            # One use is enough to keep a member: a file whose every mention is of members
+            # already kept is not parsed at all (most of the cost of a run is parsing).
+            if set(rx.findall(tree.text(rel))) <= set(a.kept):
+                continue
             mod = self.index.module(rel)
             if mod is None:
                 a.skipped_files[rel] = self.index.syntax_errors.get(rel) or self.index.tree.unreadable.get(rel, "unreadable")
                 continue
-            for node in ast.walk(mod.tree):
+            for node in mod.nodes:
                 hit = _attr_use(node, cand_set)
                 if hit is None:
                     continue
                 name, recv, how, line = hit
+                if name in a.kept:
+                    continue
                 if rel in chain_files and _inside_any(mod, node, chain_nodes):
                     continue
                 verdict, note = flow.receiver(mod, recv, node)
@@ -622,7 +629,7 @@ class Analyzer:
             return False
         if fn.name == "__init__":
             sl = a.init_slice
-            stmt = next((s for s in enclosing(mod, node) if isinstance(s, ast.stmt) and s in list(ast.walk(fn)) and not isinstance(s, (ast.FunctionDef,))), None)
+            stmt = next((s for s in enclosing(mod, node) if isinstance(s, ast.stmt) and s in list(walk(fn)) and not isinstance(s, (ast.FunctionDef,))), None)
             return sl is not None and stmt is not None and pos(stmt) not in sl.kept
         return fn.name not in a.kept
 
@@ -636,7 +643,7 @@ class Analyzer:
             if mod is None:
                 continue
             mro_file = "__mro__" in mod.text or ".mro()" in mod.text or "__bases__" in mod.text
-            for node in ast.walk(mod.tree):
+            for node in mod.nodes:
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "issubclass") and len(node.args) == 2:
                     types = _type_refs(mod, node.args[1])
                     if p.qualname not in types:
@@ -724,7 +731,7 @@ def _matches(qual: str, spec: str) -> bool:
 
 
 def _find_super_init(init: ast.FunctionDef, cls: ClassInfo, parent: ClassInfo):
-    for node in ast.walk(init):
+    for node in walk(init):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             call = node.value
             f = call.func
@@ -771,7 +778,7 @@ def _value_dump(stmt: ast.AST | None) -> str | None:
 
 def _attr_lines(node: ast.AST, selfname: str) -> dict[str, int]:
     out: dict[str, int] = {}
-    for n in ast.walk(node):
+    for n in walk(node):
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == selfname:
             if n.attr not in out or n.lineno < out[n.attr]:
                 out[n.attr] = n.lineno
@@ -817,7 +824,7 @@ def _first_index_store(loop: ast.For, attr: str, sn: str) -> ast.Assign | None:
 
 
 def _has_jump(s: ast.stmt) -> bool:
-    return any(isinstance(n, (ast.Break, ast.Continue, ast.Return, ast.Raise)) for n in ast.walk(s))
+    return any(isinstance(n, (ast.Break, ast.Continue, ast.Return, ast.Raise)) for n in walk(s))
 
 
 def _constructor_value(kinit: ast.FunctionDef, ksn: str, attr: str) -> ast.AST | None:
@@ -826,12 +833,12 @@ def _constructor_value(kinit: ast.FunctionDef, ksn: str, attr: str) -> ast.AST |
     top = [s for s in kinit.body if isinstance(s, ast.Assign) and len(s.targets) == 1
            and isinstance(s.targets[0], ast.Attribute) and s.targets[0].attr == attr
            and isinstance(s.targets[0].value, ast.Name) and s.targets[0].value.id == ksn]
-    writes = [n for n in ast.walk(kinit) if isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Store)]
+    writes = [n for n in walk(kinit) if isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Store)]
     if len(top) != 1 or len(writes) != 1:
         return None
     value = top[0].value
     params = {p.arg for p in kinit.args.posonlyargs + kinit.args.args + kinit.args.kwonlyargs} - {ksn}
-    for n in ast.walk(value):
+    for n in walk(value):
         if isinstance(n, (ast.Call, ast.Subscript, ast.Lambda, ast.NamedExpr)):
             return None
         if isinstance(n, ast.Name) and (n.id not in params or _rebound(kinit, n.id)):
@@ -840,7 +847,7 @@ def _constructor_value(kinit: ast.FunctionDef, ksn: str, attr: str) -> ast.AST |
 
 
 def _rebound(fn: ast.FunctionDef, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(fn))
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in walk(fn))
 
 
 def _substitute(expr: ast.AST, mapping: dict[str, str]) -> ast.AST:

@@ -298,7 +298,7 @@ def _imported_elsewhere(index: Index, cmod: ModuleInfo, name: str) -> bool:
         mod = index.module(rel)
         if mod is None:
             continue
-        for node in ast.walk(mod.tree):
+        for node in mod.nodes:
             if isinstance(node, ast.ImportFrom) and any(a.name == name for a in node.names):
                 if resolve_relative(mod.name, mod.is_package, node.module, node.level) == cmod.name:
                     return True

@@ -15,6 +15,34 @@ from functools import cached_property
 from .discover import Tree
 from .errors import UsageError
 
+
+def walk(node: ast.AST, parents: dict | None = None) -> list[ast.AST]:
+    """Every node under ``node``, in ``ast.walk``'s order, as a list.
+
+    A run visits millions of nodes, and ``ast.walk``'s two layers of generators cost more
+    than the work done per node; ``parents``, when given, is filled with child id -> parent.
+    """
+    out = [node]
+    append = out.append
+    i = 0
+    AST = ast.AST
+    while i < len(out):
+        n = out[i]
+        i += 1
+        for name in n._fields:
+            v = getattr(n, name, None)
+            if v.__class__ is list:
+                for c in v:
+                    if isinstance(c, AST):
+                        append(c)
+                        if parents is not None:
+                            parents[id(c)] = n
+            elif isinstance(v, AST):
+                append(v)
+                if parents is not None:
+                    parents[id(v)] = n
+    return out
+
 @dataclass
 class Member:
     name: str
@@ -80,7 +108,7 @@ class ClassInfo:
             selfname = first_param(fn)
             if selfname is None or _is_static(fn):
                 continue
-            for node in ast.walk(fn):
+            for node in walk(fn):
                 for tgt in _assign_targets(node):
                     for attr_node in _self_attr_targets(tgt, selfname):
                         name = attr_node.attr
@@ -114,6 +142,18 @@ class ModuleInfo:
         return self.text.splitlines()
 
     @cached_property
+    def nodes(self) -> list[ast.AST]:
+        """Every node of the module, in ``ast.walk`` order (built once, with ``parents``)."""
+        self.__dict__["parents"] = parents = {}
+        return walk(self.tree, parents)
+
+    @cached_property
+    def parents(self) -> dict[int, ast.AST]:
+        """Node id -> parent node."""
+        self.nodes
+        return self.__dict__["parents"]
+
+    @cached_property
     def imports(self) -> dict[str, str]:
         """Local name -> qualified name, for every import in the module.
 
@@ -122,7 +162,7 @@ class ModuleInfo:
         """
         top: dict[str, str] = {}
         inner: dict[str, str] = {}
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if not isinstance(node, (ast.Import, ast.ImportFrom)):
                 continue
             target = top if node in self._module_level_imports else inner
@@ -192,7 +232,7 @@ class ModuleInfo:
 
     @cached_property
     def classes_names(self) -> set[str]:
-        return {n.name for n in ast.walk(self.tree) if isinstance(n, ast.ClassDef)}
+        return {n.name for n in self.nodes if isinstance(n, ast.ClassDef)}
 
     def source(self, node: ast.AST) -> str:
         return self.lines[node.lineno - 1].strip() if getattr(node, "lineno", None) else ""

@@ -30,7 +30,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from .analyse import ClassAnalysis, MARKER
 from .errors import UnsafeError
 from .imports import code_of
-from .index import ModuleInfo, bind_arguments, first_param, snake_case
+from .index import ModuleInfo, bind_arguments, first_param, snake_case, walk
 from .slice import pos
 
 Pos = tuple[int, int]
@@ -446,9 +446,9 @@ def _else_body(st: cst.If):
 
 def _assigned_names(pinit: ast.FunctionDef, sl) -> set[str]:
     out = set()
-    for node in ast.walk(pinit):
+    for node in walk(pinit):
         if isinstance(node, ast.stmt) and pos(node) in sl.kept:
-            for n in ast.walk(node):
+            for n in walk(node):
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                     out.add(n.id)
     return out
@@ -459,11 +459,11 @@ def _clashing_names(fn: ast.FunctionDef, super_stmt: ast.stmt | None) -> set[str
     super().__init__ (C may read them later), and the globals C reads after it."""
     args = fn.args
     params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} | {a.arg for a in (args.vararg, args.kwarg) if a}
-    bound = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} | params
+    bound = {n.id for n in walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} | params
     before, after = set(params), set()
     for stmt in fn.body:
         target = after if (super_stmt is not None and _follows(fn, super_stmt, stmt)) else before
-        for n in ast.walk(stmt):
+        for n in walk(stmt):
             if isinstance(n, ast.Name):
                 target.add(n.id)
     globals_read_after = {n for n in after if n not in bound}
@@ -485,7 +485,7 @@ def _callee(expr: ast.AST) -> str | None:
 
 
 def _mangled(fn: ast.FunctionDef) -> str:
-    for n in ast.walk(fn):
+    for n in walk(fn):
         if isinstance(n, ast.Attribute) and n.attr.startswith("__") and not n.attr.endswith("__"):
             return n.attr
     return ""

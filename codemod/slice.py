@@ -15,6 +15,7 @@ import ast
 from dataclasses import dataclass, field
 
 from .facts import Facts, collect, is_super_call, side_effect_kind
+from .index import walk
 
 Pos = tuple[int, int]
 
@@ -63,7 +64,7 @@ class Slicer:
         self.res = SliceResult()
         args = fn.args
         self.locals = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} | {a.arg for a in (args.vararg, args.kwarg) if a}
-        self.locals |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        self.locals |= {n.id for n in walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         self._any_kept = False
         self._facts: dict[int, Facts] = {}
 
@@ -151,7 +152,7 @@ class Slicer:
 
     def _mark_dead(self, stmts):
         for s in stmts:
-            for n in ast.walk(s):
+            for n in walk(s):
                 if isinstance(n, ast.stmt):
                     self.res.dead.add(pos(n))
 
@@ -253,7 +254,7 @@ class Slicer:
 
     def _count(self, stmts):
         for s in stmts:
-            for n in ast.walk(s):
+            for n in walk(s):
                 if isinstance(n, ast.stmt) and not isinstance(n, _COMPOUND) and not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and pos(n) not in self.res.dead and not _is_docstring(n):
                     self.res.total += 1
                     if pos(n) in self.res.kept:

@@ -14,7 +14,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from .index import ClassInfo, Index, ModuleInfo, dotted_name, first_param, is_static
+from .index import ClassInfo, Index, ModuleInfo, dotted_name, first_param, is_static, walk
 
 YES, MAYBE, NO = "yes", "maybe", "no"
 UNREACHED = "<unreached>"  # the value comes only from code that no longer runs
@@ -26,14 +26,7 @@ _UNKNOWN_TYPES = {"Any", "object", "typing.Any", "builtins.object"}
 
 
 def parents(mod: ModuleInfo) -> dict[int, ast.AST]:
-    cache = getattr(mod, "_parents", None)
-    if cache is None:
-        cache = {}
-        for node in ast.walk(mod.tree):
-            for child in ast.iter_child_nodes(node):
-                cache[id(child)] = node
-        mod._parents = cache
-    return cache
+    return mod.parents
 
 
 def enclosing(mod: ModuleInfo, node: ast.AST):
@@ -257,7 +250,7 @@ class Flow:
             site_mod = self.index.module(rel)
             if site_mod is None:
                 return None
-            for call in ast.walk(site_mod.tree):
+            for call in site_mod.nodes:
                 if not (isinstance(call, ast.Call) and (dotted_name(call.func) or "").rsplit(".", 1)[-1] == callee):
                     continue
                 if self.site_filter is not None and self.site_filter(site_mod, call):
@@ -309,7 +302,7 @@ class Flow:
         key = id(scope)
         if key not in self._scope_loads:
             out: dict[str, list[str]] = {}
-            for node in ast.walk(scope):
+            for node in walk(scope):
                 if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and not node.attr.startswith("__"):
                     if dotted_name(node.value) is not None:
                         out.setdefault(ast.dump(node.value), []).append(node.attr)
@@ -366,7 +359,7 @@ class Flow:
                     if t is None:
                         return None
                     out += t
-        for node in ast.walk(scope):
+        for node in walk(scope):
             if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
                 found = True
                 t = self.value_types(mod, node.value)
@@ -410,7 +403,7 @@ class Flow:
                 out += t
         for fn in cls.methods.values():
             sn = first_param(fn)
-            for node in ast.walk(fn):
+            for node in walk(fn):
                 res = _attr_assignment(node, attr, sn)
                 if res is None:
                     continue
@@ -448,7 +441,7 @@ class Flow:
             if mod is None:
                 out = None
                 break
-            for node in ast.walk(mod.tree):
+            for node in mod.nodes:
                 if isinstance(node, ast.ClassDef):
                     for stmt in node.body:
                         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
@@ -483,7 +476,7 @@ def _bindings(scope: ast.AST, name: str) -> int:
     if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         a = scope.args
         n += sum(1 for p in a.posonlyargs + a.args + a.kwonlyargs if p.arg == name)
-    for node in ast.walk(scope):
+    for node in walk(scope):
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
             n += 1
     return n
