@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pyflakes import checker, messages
 
@@ -37,7 +38,9 @@ class Finding:
         return f"line {self.line}: {self.kind} {self.name!r}"
 
 
-def findings(text: str, filename: str) -> list[Finding]:
+@lru_cache(maxsize=8)
+def findings(text: str, filename: str) -> tuple[Finding, ...]:
+    """pyflakes' watched findings; cached, since a rewrite checks the original several times."""
     tree = ast.parse(text, filename=filename)
     w = checker.Checker(tree, filename=filename)
     out = []
@@ -45,10 +48,10 @@ def findings(text: str, filename: str) -> list[Finding]:
         if isinstance(m, WATCHED):
             name = str(m.message_args[0]) if m.message_args else ""
             out.append(Finding(type(m).__name__, name, m.lineno))
-    return out
+    return tuple(out)
 
 
-def names_of(fs: list[Finding], kind: str) -> set[str]:
+def names_of(fs: tuple[Finding, ...], kind: str) -> set[str]:
     return {f.name for f in fs if f.kind == kind}
 
 

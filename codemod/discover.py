@@ -218,18 +218,22 @@ class Tree:
             out[rel] = [st.st_size, st.st_mtime_ns]
         return out
 
-    def grep(self, pattern: str | re.Pattern, words: tuple[str, ...] | None = None) -> list[str]:
+    def grep(self, pattern, words: tuple[str, ...] | None = None) -> list[str]:
         """Files whose text matches: the cheap prefilter that runs before any parse.
+
+        ``pattern``: a regex (string or compiled), or a function of the text returning a bool.
 
         ``words``: identifiers of which the file must contain at least one; files
         without any are skipped before the regex runs (a set lookup per file).
         """
-        rx = re.compile(pattern) if isinstance(pattern, str) else pattern
+        if isinstance(pattern, str):
+            pattern = re.compile(pattern)
+        test = pattern.search if isinstance(pattern, re.Pattern) else pattern
         candidates = self.files if words is None else self.files_with_words(words)
         out = []
         for rel in candidates:
             text = self.text(rel)
-            if text is not None and rx.search(text):
+            if text is not None and test(text):
                 out.append(rel)
         return out
 

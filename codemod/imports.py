@@ -57,12 +57,11 @@ def module_level_defs(mod: ModuleInfo) -> set[str]:
     return out
 
 
-def add_missing(text: str, before: str, filename: str, cmod: ModuleInfo, sources: list[ModuleInfo]) -> tuple[str, list[str]]:
+def add_missing(tree: cst.Module, before: str, filename: str, cmod: ModuleInfo, sources: list[ModuleInfo]) -> tuple[cst.Module, list[str]]:
     """Import, from where the parent's module gets them, the names the new code lacks."""
-    missing = sorted(names_of(findings(text, filename), "UndefinedName") - names_of(findings(before, filename), "UndefinedName"))
+    missing = sorted(names_of(findings(tree.code, filename), "UndefinedName") - names_of(findings(before, filename), "UndefinedName"))
     if not missing:
-        return text, []
-    tree = cst.parse_module(text)
+        return tree, []
     added = []
     for name in missing:
         spec = None
@@ -81,7 +80,7 @@ def add_missing(text: str, before: str, filename: str, cmod: ModuleInfo, sources
         module, obj, asname, guarded = spec
         added.append(f"{'from ' + module + ' import ' + obj if obj else 'import ' + module}{' as ' + asname if asname else ''}{' (under TYPE_CHECKING)' if guarded else ''}")
         tree = add_import(tree, module, obj, asname, type_checking=guarded, here=(cmod.name, cmod.is_package))
-    return tree.code, added
+    return tree, added
 
 
 def code_of(node) -> str:
@@ -228,11 +227,12 @@ def _add_type_checking(tree: cst.Module, specs) -> cst.Module:
     return new.with_changes(body=body[: last + 1] + [block] + body[last + 1:])
 
 
-def remove_unused(text: str, before: str, filename: str, cmod: ModuleInfo, index: Index) -> tuple[str, list[str], list[str]]:
+def remove_unused(tree: cst.Module, before: str, filename: str, cmod: ModuleInfo, index: Index) -> tuple[str, list[str], list[str]]:
     """Remove the imports the rewrite left unused, unless someone else still imports them from here.
 
     Returns (text, removed names, names kept on purpose with the pyflakes key they show up under).
     """
+    text = tree.code
     unused = sorted(names_of(findings(text, filename), "UnusedImport") - names_of(findings(before, filename), "UnusedImport"))
     if not unused:
         return text, [], []
@@ -248,6 +248,9 @@ def remove_unused(text: str, before: str, filename: str, cmod: ModuleInfo, index
         return text, [], kept
 
     class Remover(cst.CSTTransformer):
+        def visit_SimpleStatementLine(self, node):
+            return False  # leave_ still runs; nothing inside a statement line is an import
+
         def leave_SimpleStatementLine(self, original, updated):
             if len(updated.body) != 1 or not isinstance(updated.body[0], (cst.Import, cst.ImportFrom)):
                 return updated
@@ -264,7 +267,7 @@ def remove_unused(text: str, before: str, filename: str, cmod: ModuleInfo, index
             keep[-1] = keep[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             return updated.with_changes(body=[imp.with_changes(names=keep)])
 
-    tree = cst.parse_module(text).visit(Remover())
+    tree = tree.visit(Remover())
     if tree.body and not tree.header and text[:1] not in ("\n", "\r") and tree.code[:1] in ("\n", "\r"):
         # The first statement went: its successor's blank lines would open the file.
         first = tree.body[0]
@@ -292,8 +295,11 @@ def _imported_elsewhere(index: Index, cmod: ModuleInfo, name: str) -> bool:
     from .index import resolve_relative
 
     rx = re.compile(rf"\b{re.escape(name)}\b")
+    # "from <...>.mod import name" names the module itself, unless the module is a package
+    # that its own submodules import from as "from . import name".
+    spelled = None if cmod.is_package else set(index.tree.files_with_words((cmod.name.rsplit(".", 1)[-1],)))
     for rel in index.tree.grep(rx, words=(name,)):
-        if rel == cmod.rel:
+        if rel == cmod.rel or spelled is not None and rel not in spelled:
             continue
         mod = index.module(rel)
         if mod is None:

@@ -1,9 +1,8 @@
 """Rewrite a class: inline the kept slice of the parent, copy kept members, reparent.
 
 Works on libcst trees so that everything not rewritten keeps its comments and
-layout byte for byte. Statement positions come from the ``ast``-based analysis
-and are matched to libcst nodes through ``PositionProvider`` (same line and
-column for simple statements; same line for compound ones).
+layout byte for byte. Statement positions come from the ``ast``-based analysis;
+libcst statements get them by pairing the two trees block by block (``Located``).
 
 Rules, each in a function of its own:
 
@@ -25,7 +24,6 @@ import ast
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .analyse import ClassAnalysis, MARKER
 from .errors import UnsafeError
@@ -49,30 +47,63 @@ class Located:
     line_of: dict[int, int] = field(default_factory=dict)
 
     @classmethod
-    def parse(cls, text: str) -> "Located":
-        wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
-        positions = wrapper.resolve(PositionProvider)
-        simple, compound, lines = {}, {}, {}
-        for node, rng in positions.items():
-            if isinstance(node, cst.BaseSmallStatement):
-                simple[(rng.start.line, rng.start.column)] = node
-            elif isinstance(node, cst.BaseCompoundStatement) and not isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-                compound.setdefault(rng.start.line, node)
-            elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-                compound.setdefault(rng.start.line, node)
-                if node.decorators:
-                    # ast places a decorated def at its "def" line.
-                    def_line = rng.start.line + sum(1 + len(d.leading_lines) for d in node.decorators)
-                    compound.setdefault(def_line, node)
-        for node in positions:
+    def parse(cls, text: str, tree: ast.Module | None = None) -> "Located":
+        """Parse ``text`` with libcst and position its statements by pairing them with ``tree``.
+
+        ``tree`` is the ``ast`` of the same text (the analysis already has it). Pairing the two
+        trees statement by statement gives the same positions as libcst's ``PositionProvider``
+        without its pass over every token, which cost more than the parse itself.
+        """
+        module = cst.parse_module(text)
+        located = cls(module, {}, {}, {})
+        located._pair((tree if tree is not None else ast.parse(text)).body, module.body)
+        for line, node in sorted(located.compound.items(), reverse=True):
+            located.line_of[id(node)] = line  # the first line wins for a decorated def listed twice
+        return located
+
+    def _pair(self, stmts: list[ast.stmt], nodes) -> None:
+        """Record positions for the libcst statements ``nodes`` that correspond to ``stmts``."""
+        it = iter(stmts)
+        for node in nodes:
             if isinstance(node, cst.SimpleStatementLine):
                 for small in node.body:
-                    lines[id(small)] = node
-        pos_of = {id(node): p for p, node in simple.items()}
-        line_of = {}
-        for line, node in sorted(compound.items(), reverse=True):
-            line_of[id(node)] = line  # the first line wins for a decorated def listed twice
-        return cls(wrapper.module, simple, compound, lines, pos_of, line_of)
+                    self._simple(next(it), small)
+                    self.lines[id(small)] = node
+            elif isinstance(node, cst.BaseSmallStatement):  # a suite on the header's line
+                self._simple(next(it), node)
+            else:
+                self._compound(next(it), node)
+        if next(it, None) is not None:
+            raise UnsafeError("libcst and ast disagree on the statements of a block")
+
+    def _simple(self, a: ast.stmt, node: cst.BaseSmallStatement) -> None:
+        self.simple[pos(a)] = node
+        self.pos_of[id(node)] = pos(a)
+
+    def _compound(self, a: ast.stmt, node: cst.BaseCompoundStatement) -> None:
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node.decorators:
+            self.compound.setdefault(a.decorator_list[0].lineno, node)
+        self.compound.setdefault(a.lineno, node)
+        if isinstance(node, cst.If):
+            self._pair(a.body, node.body.body)
+            if isinstance(node.orelse, cst.If):  # elif
+                self._compound(a.orelse[0], node.orelse)
+            elif node.orelse is not None:
+                self._pair(a.orelse, node.orelse.body.body)
+            return
+        if isinstance(node, cst.Match):
+            for ac, c in zip(a.cases, node.cases, strict=True):
+                self._pair(ac.body, c.body.body)
+            return
+        self._pair(a.body, node.body.body)
+        if isinstance(node, cst.Try) or type(node).__name__ == "TryStar":
+            for ah, h in zip(a.handlers, node.handlers, strict=True):
+                self._pair(ah.body, h.body.body)
+            if node.finalbody is not None:
+                self._pair(a.finalbody, node.finalbody.body.body)
+        orelse = getattr(node, "orelse", None)
+        if orelse is not None:
+            self._pair(a.orelse, orelse.body.body)
 
     def stmt(self, node: ast.stmt):
         if isinstance(node, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or type(node).__name__ == "TryStar":
@@ -538,14 +569,14 @@ def rewrite_module(index, analyses: list[ClassAnalysis]) -> ModulePatch:
 
     cinfo = analyses[0].cls.module
     before = cinfo.text
-    located = Located.parse(before)
+    located = Located.parse(before, cinfo.tree)
     parents: dict[str, Located] = {}
     rewriters: dict[int, ClassRewriter] = {}
     needed_bases = []
     for a in analyses:
         pinfo = a.parent.module
         if pinfo.rel not in parents:
-            parents[pinfo.rel] = located if pinfo.rel == cinfo.rel else Located.parse(pinfo.text)
+            parents[pinfo.rel] = located if pinfo.rel == cinfo.rel else Located.parse(pinfo.text, pinfo.tree)
         ref, imp = base_reference(index, a)
         if imp:
             needed_bases.append(imp)
@@ -556,6 +587,9 @@ def rewrite_module(index, analyses: list[ClassAnalysis]) -> ModulePatch:
         rewriters[id(node)] = ClassRewriter(a, located, parents[pinfo.rel], pinfo, ref, pidx)
 
     class Apply(cst.CSTTransformer):
+        def visit_SimpleStatementLine(self, node):
+            return False  # no class inside; expressions are most of the nodes of a module
+
         def leave_ClassDef(self, original, updated):
             rw = rewriters.get(id(original))
             return rw.rewrite(original) if rw is not None else updated
@@ -563,9 +597,8 @@ def rewrite_module(index, analyses: list[ClassAnalysis]) -> ModulePatch:
     tree = located.module.visit(Apply())
     for module, name in needed_bases:
         tree = add_import(tree, module, name, here=(cinfo.name, cinfo.is_package))
-    text = tree.code
     sources = [a.parent.module for a in analyses]
-    text, added = add_missing(text, before, cinfo.rel, cinfo, sources)
-    text, removed, kept = remove_unused(text, before, cinfo.rel, cinfo, index)
+    tree, added = add_missing(tree, before, cinfo.rel, cinfo, sources)
+    text, removed, kept = remove_unused(tree, before, cinfo.rel, cinfo, index)
     plans = {rw.a.cls.name: rw.plan for rw in rewriters.values()}
     return ModulePatch(cinfo.rel, before, text, plans, added, removed, kept)

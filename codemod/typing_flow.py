@@ -433,7 +433,15 @@ class Flow:
         if key in self._attr_types:
             return self._attr_types[key]
         self._attr_types[key] = None  # a cycle (a.x = b.y; b.y = a.x) resolves to "unknown"
-        rx = re.compile(rf"(\.{re.escape(attr)}\s*(:[^=\n]*)?=[^=]|\.{re.escape(attr)}\.(append|extend|insert)\(|^\s*{re.escape(attr)}\s*:)", re.M)
+        a = re.escape(attr)
+        # Three patterns rather than one alternation: each starts with a literal, which the
+        # regex engine scans for at C speed; the line-start form runs only after a cheap hit.
+        assigned = re.compile(rf"\.{a}(?:\s*(?::[^=\n]*)?=[^=]|\.(?:append|extend|insert)\()")
+        declared, declared_here = re.compile(rf"{a}[ \t]*:"), re.compile(rf"^[ \t]*{a}[ \t]*:", re.M)
+
+        def rx(text: str) -> bool:
+            return bool(assigned.search(text) or declared.search(text) and declared_here.search(text))
+
         out: list[str] | None = []
         found = False
         for rel in self.index.tree.grep(rx, words=(attr,)):
