@@ -598,7 +598,7 @@ class Analyzer:
                 self.progress(i + 1, len(files), f"uses of {a.parent.name}'s members")
             # One use is enough to keep a member: a file whose every mention is of members
             # already kept is not parsed at all (most of the cost of a run is parsing).
-            if set(rx.findall(tree.text(rel))) <= set(a.kept):
+            if set(rx.findall(tree.peek(rel) or "")) <= set(a.kept):
                 continue
             mod = self.index.module(rel)
             if mod is None:
