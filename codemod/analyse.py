@@ -141,9 +141,12 @@ class ClassAnalysis:
 
 
 class Analyzer:
-    def __init__(self, index: Index, progress=None):
+    def __init__(self, index: Index, progress=None, all_uses: bool = False):
         self.index = index
         self.progress = progress  # (done, total, what) -> None; a bar on a terminal
+        # One outside use is enough to keep a member, so by default the search for a
+        # member's uses stops at the first (in file order); all_uses types and lists every one.
+        self.all_uses = all_uses
 
     # ---- entry -------------------------------------------------------------
     def analyse(self, cls: ClassInfo, parent: ClassInfo | None = None, base: str | None = None) -> ClassAnalysis:
@@ -596,9 +599,9 @@ class Analyzer:
         for i, rel in enumerate(files):
             if self.progress:
                 self.progress(i + 1, len(files), f"uses of {a.parent.name}'s members")
-            # One use is enough to keep a member: a file whose every mention is of members
-            # already kept is not parsed at all (most of the cost of a run is parsing).
-            if set(rx.findall(tree.peek(rel) or "")) <= set(a.kept):
+            # A file whose every mention is of members already kept is not even parsed
+            # (most of the cost of a run is parsing).
+            if not self.all_uses and set(rx.findall(tree.peek(rel) or "")) <= set(a.kept):
                 continue
             mod = self.index.module(rel)
             if mod is None:
@@ -609,7 +612,7 @@ class Analyzer:
                 if hit is None:
                     continue
                 name, recv, how, line = hit
-                if name in a.kept:
+                if name in a.kept and not self.all_uses:
                     continue
                 if rel in chain_files and _inside_any(mod, node, chain_nodes):
                     continue

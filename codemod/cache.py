@@ -39,7 +39,7 @@ def code_hash() -> str:
 
 def _entry(tree: Tree, args) -> Path:
     key = json.dumps([code_hash(), str(tree.root), args.classes, args.parent, args.base,
-                      bool(args.analyse_only), bool(getattr(args, "emit_tests", False))])
+                      bool(args.analyse_only), bool(getattr(args, "emit_tests", False)), bool(getattr(args, "all_uses", False))])
     return cache_dir() / "runs" / (hashlib.sha1(key.encode()).hexdigest() + ".json")
 
 

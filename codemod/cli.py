@@ -55,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--emit-tests", action="store_true",
                    help="also add a test file to the target tree (beside its own tests) that pins the result: "
                         "the bases, no parent-only objects built, every kept member still defined")
+    p.add_argument("--all-uses", action="store_true",
+                   help="list every use elsewhere in the tree of each kept member as evidence, not only the first "
+                        "found (slower; the kept members are the same)")
     p.add_argument("--no-cache", action="store_true",
                    help="do not reuse or store results in the user cache directory (a warm --check reuses the last "
                         "run's result while no file that the run read, and no file mentioning the names it looked for, changed)")

@@ -17,7 +17,8 @@ from .errors import UsageError
 
 
 def walk(node: ast.AST, parents: dict | None = None) -> list[ast.AST]:
-    """Every node under ``node``, in ``ast.walk``'s order, as a list.
+    """Every node under ``node``, in ``ast.walk``'s order, as a list, less the context and
+    operator singletons (``Load``, ``Add``, ...) that nothing here looks at.
 
     A run visits millions of nodes, and ``ast.walk``'s two layers of generators cost more
     than the work done per node; ``parents``, when given, is filled with child id -> parent.
@@ -26,10 +27,14 @@ def walk(node: ast.AST, parents: dict | None = None) -> list[ast.AST]:
     append = out.append
     i = 0
     AST = ast.AST
+    fields_of = _NODE_FIELDS
     while i < len(out):
         n = out[i]
         i += 1
-        for name in n._fields:
+        fields = fields_of.get(n.__class__)
+        if fields is None:
+            fields = fields_of[n.__class__] = tuple(f for f in n._fields if f not in ("ctx", "op"))
+        for name in fields:
             v = getattr(n, name, None)
             if v.__class__ is list:
                 for c in v:
@@ -42,6 +47,10 @@ def walk(node: ast.AST, parents: dict | None = None) -> list[ast.AST]:
                 if parents is not None:
                     parents[id(v)] = n
     return out
+
+
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {}
+
 
 @dataclass
 class Member:

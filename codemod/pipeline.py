@@ -59,10 +59,11 @@ class Progress:
             sys.stderr.flush()
 
 
-def analyse_all(tree: Tree, classes: list[str], parent: str | None, base: str | None) -> tuple[Index, list[ClassAnalysis]]:
+def analyse_all(tree: Tree, classes: list[str], parent: str | None, base: str | None,
+                all_uses: bool = False) -> tuple[Index, list[ClassAnalysis]]:
     index = Index(tree)
     progress = Progress()
-    analyzer = Analyzer(index, progress)
+    analyzer = Analyzer(index, progress, all_uses)
     try:
         return index, [analyzer.analyse(cls, p, base) for cls, p in select(index, classes, parent)]
     finally:
@@ -144,7 +145,7 @@ class Result:
 
 
 def compute(tree: Tree, args) -> Result:
-    index, analyses = analyse_all(tree, args.classes, args.parent, args.base)
+    index, analyses = analyse_all(tree, args.classes, args.parent, args.base, getattr(args, "all_uses", False))
     patches = [] if args.analyse_only else build_patches(index, analyses)
     unsafe = any(a.decision == "unsafe" for a in analyses)
     if unsafe:

@@ -122,7 +122,8 @@ def render_md(rep: dict) -> str:
             continue
         if c["kept"]:
             out.append(f"### Kept from `{_short(c['parent'])}` ({len(c['kept'])})\n")
-            out.append("Each member is kept because of the evidence listed; the first use is shown.\n")
+            out.append("Each member is kept because of the evidence listed; the first use is shown. Outside the class "
+                       "and its parent, the search for a member's uses stops at the first one found (`--all-uses` lists every one).\n")
             out.append("| member | kind | evidence |")
             out.append("|---|---|---|")
             for k in c["kept"]:

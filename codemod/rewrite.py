@@ -57,8 +57,7 @@ class Located:
         module = cst.parse_module(text)
         located = cls(module, {}, {}, {})
         located._pair((tree if tree is not None else ast.parse(text)).body, module.body)
-        for line, node in sorted(located.compound.items(), reverse=True):
-            located.line_of[id(node)] = line  # the first line wins for a decorated def listed twice
+        located.line_of = {id(node): line for line, node in located.compound.items()}
         return located
 
     def _pair(self, stmts: list[ast.stmt], nodes) -> None:
@@ -81,9 +80,7 @@ class Located:
         self.pos_of[id(node)] = pos(a)
 
     def _compound(self, a: ast.stmt, node: cst.BaseCompoundStatement) -> None:
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node.decorators:
-            self.compound.setdefault(a.decorator_list[0].lineno, node)
-        self.compound.setdefault(a.lineno, node)
+        self.compound.setdefault(a.lineno, node)  # a decorated def is at its "def" line in both
         if isinstance(node, cst.If):
             self._pair(a.body, node.body.body)
             if isinstance(node.orelse, cst.If):  # elif

@@ -1,0 +1,199 @@
+"""The shortcuts that make a run fast must not change what it decides.
+
+Each test compares a fast path with the slow, obvious way on the same input:
+
+* the search for outside uses stops at a member's first use (``--all-uses`` types every one);
+* the word index tokenises bytes, in worker processes on big trees (a regex over decoded text);
+* rewrite positions come from pairing the libcst and ast trees (libcst's ``PositionProvider``).
+"""
+
+import ast
+import io
+import json
+import re
+import sys
+import tokenize
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from codemod import discover
+from codemod.discover import Tree
+from codemod.pipeline import analyse_all
+from codemod.rewrite import Located
+from conftest import FIXTURES
+
+ANALYSIS = sorted(p for p in (FIXTURES / "analysis").iterdir() if (p / "expect.json").exists())
+CORPUS = sorted(p for p in (FIXTURES / "corpus").iterdir() if (p / "expect.json").exists())
+
+
+def _decisions(root: Path, classes: list[str], parent: str | None, all_uses: bool):
+    index, analyses = analyse_all(Tree.open(root), classes, parent, None, all_uses)
+    return {
+        a.cls.name: (a.decision, sorted(a.kept), sorted(n for n in a.members if n not in a.kept) if a.parent else [],
+                     {n: {(e.file, e.line) for e in evs} for n, evs in a.kept.items()})
+        for a in analyses
+    }
+
+
+def _cases():
+    for root in ANALYSIS:
+        expect = json.loads((root / "expect.json").read_text())
+        parent = expect.get("parent") if ":" not in expect.get("parent", ":") else None
+        yield pytest.param(root, [expect["class"]], parent, id=f"analysis/{root.name}")
+    for root in CORPUS:
+        args = json.loads((root / "expect.json").read_text())["args"]
+        if args[:1] != ["--class"] or len(args) != 2:
+            continue
+        yield pytest.param(root / "tree", [args[1]], None, id=f"corpus/{root.name}")
+
+
+@pytest.mark.parametrize("root, classes, parent", list(_cases()))
+def test_first_use_keeps_what_every_use_keeps(root, classes, parent):
+    try:
+        fast = _decisions(root, classes, parent, all_uses=False)
+    except Exception as exc:  # a usage error in both modes is the same outcome
+        with pytest.raises(type(exc)):
+            _decisions(root, classes, parent, all_uses=True)
+        return
+    slow = _decisions(root, classes, parent, all_uses=True)
+    assert fast.keys() == slow.keys()
+    for name in fast:
+        f_decision, f_kept, f_dropped, f_evidence = fast[name]
+        s_decision, s_kept, s_dropped, s_evidence = slow[name]
+        assert (f_decision, f_kept, f_dropped) == (s_decision, s_kept, s_dropped)
+        for member, where in f_evidence.items():
+            assert where and where <= s_evidence[member], member  # the fast run's evidence is real
+
+
+# ---- the word index -------------------------------------------------------------------
+
+
+def _identifiers(root: Path, rel: str) -> set[str]:
+    """Every NAME token of the file, as Python's own tokenizer reads it."""
+    text = discover.decode_source((root / rel).read_bytes())[0]
+    return {t.string for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.NAME}
+
+
+def _write_tree(root: Path) -> None:
+    files = {
+        "pkg/__init__.py": "from .a import Alpha\n",
+        "pkg/a.py": "class Alpha:\n    def run(self, x_1):\n        return x_1.kv_indptr + 0x1f\n",
+        "pkg/b.py": "import pkg.a\n\ndef f(obj):\n    return getattr(obj, 'decode_wrappers')  # see Alpha\n",
+        "pkg/uni.py": "café = 1\nπ_value = café\nclass Ünïcode:\n    pass\n",
+        "pkg/crlf.py": "x = 1\r\nclass Crlf:\r\n    kv_indptr = None\r\n",
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8", newline="")
+    (root / "pkg/latin.py").write_bytes("# -*- coding: latin-1 -*-\nnaïve_name = 'é'\n".encode("latin-1"))
+    (root / "pkg/bom.py").write_bytes(b"\xef\xbb\xbfbom_name = 1\n")
+
+
+@pytest.mark.parametrize("parallel", [False, True], ids=["one-process", "worker-processes"])
+def test_word_index_finds_what_a_regex_finds(tmp_path, monkeypatch, parallel):
+    _write_tree(tmp_path)
+    if parallel:
+        if "fork" not in __import__("multiprocessing").get_all_start_methods():
+            pytest.skip("worker processes need fork")
+        monkeypatch.setattr(discover, "_PARALLEL_FROM", 1)
+        monkeypatch.setattr(discover.os, "cpu_count", lambda: 2)
+    tree = Tree.open(tmp_path)
+    names = {rel: _identifiers(tmp_path, rel) for rel in tree.files}
+    for w in sorted(set().union(*names.values())):
+        expected = {rel for rel, ws in names.items() if w in ws}
+        found = tree.files_with_words((w,))
+        assert found == sorted(found) and expected <= set(found), w
+        for rel in set(found) - expected:  # only where the word stands in a comment or string
+            assert re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", (tmp_path / rel).read_text(encoding="utf-8", errors="replace")), (w, rel)
+    # Words in strings and comments count too (the index is a prefilter); parts of words do not.
+    assert tree.files_with_words(("decode_wrappers",)) == ["pkg/b.py"]
+    assert tree.files_with_words(("Alpha",)) == ["pkg/__init__.py", "pkg/a.py", "pkg/b.py"]
+    assert tree.files_with_words(("indptr", "no_such_word_anywhere")) == []
+
+
+# ---- rewrite positions -------------------------------------------------------------------
+
+
+def _by_position_provider(text: str):
+    """Statement positions from libcst's own provider (which Located used before pairing trees)."""
+    wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
+    simple, compound = {}, {}
+    for node, rng in wrapper.resolve(PositionProvider).items():
+        if isinstance(node, cst.BaseSmallStatement):
+            simple[(rng.start.line, rng.start.column)] = type(node).__name__
+        elif isinstance(node, cst.BaseCompoundStatement):
+            compound.setdefault(rng.start.line, type(node).__name__)
+    return simple, compound
+
+
+SHAPES = '''\
+import os, sys; x = 1
+@decorator
+@other(
+    arg,
+)
+class C(Base, metaclass=M):
+    """doc"""
+    a: int = 1; b = 2
+    def f(self):
+        if x: return 1
+        elif y:
+            pass
+        else: z = 3
+        for i in range(3):
+            continue
+        else:
+            pass
+        while False: break
+        try:
+            pass
+        except (ValueError, TypeError) as e:
+            raise
+        except OSError: pass
+        else:
+            pass
+        finally:
+            del x
+        with open(p) as f, open(q): pass
+        match x:
+            case 1: return 1
+            case _:
+                return 2
+    async def g(self):
+        async for i in it: pass
+        async with ctx: await i
+try:
+    pass
+except* ValueError:
+    pass
+'''
+
+
+def _sources():
+    yield pytest.param(SHAPES, id="every-statement-shape")
+    for p in sorted(FIXTURES.rglob("*.py")):
+        yield pytest.param(discover.decode_source(p.read_bytes())[0], id=str(p.relative_to(FIXTURES)))
+    for name in ("ast", "dataclasses", "argparse", "typing"):
+        p = Path(sys.modules[name].__file__ if name in sys.modules else __import__(name).__file__)
+        yield pytest.param(p.read_text(encoding="utf-8"), id=f"stdlib/{name}")
+
+
+@pytest.mark.parametrize("text", list(_sources()))
+def test_paired_positions_match_position_provider(text):
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        pytest.skip("not Python")
+    if any(ord(ch) > 127 for ch in text):
+        # ast counts columns in UTF-8 bytes and libcst in characters: compare ASCII sources only
+        text = text.encode("ascii", "replace").decode()
+        tree = ast.parse(text)
+    located = Located.parse(text, tree)
+    simple, compound = _by_position_provider(text)
+    assert {p: type(n).__name__ for p, n in located.simple.items()} == simple
+    assert {line: type(n).__name__ for line, n in located.compound.items()} == compound
+    for small in located.simple.values():
+        assert id(small) in located.pos_of
