@@ -33,7 +33,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from codemod.discover import WORD, fetch_release  # noqa: E402
+from codemod.discover import fetch_release  # noqa: E402
+from codemod.word_index import words_in  # noqa: E402
 
 
 def measure(cmd: list[str], env: dict) -> tuple[float, float, int]:
@@ -48,12 +49,13 @@ def doubled(root: Path, words: set[str], dest: Path) -> int:
     """ROOT hard-linked into dest, plus a copy of every file that mentions none of ``words``."""
     subprocess.run(["cp", "-al", str(root), str(dest)], check=True)
     copies = 0
+    wanted = {w.encode() for w in words}
     for p in root.rglob("*.py"):
-        text = p.read_text(errors="replace")
-        if words.isdisjoint(WORD.findall(text)):
+        data = p.read_bytes()
+        if wanted.isdisjoint(words_in(data)):
             target = dest / "zz_copy" / p.relative_to(root)
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text)
+            target.write_bytes(data)
             copies += 1
     return copies
 

@@ -19,8 +19,9 @@ import hashlib
 import json
 from pathlib import Path
 
-from .discover import WORD, Tree, cache_dir
+from .discover import Tree, cache_dir
 from .emit import atomic_write
+from .word_index import words_in
 
 _CODE_HASH: str | None = None
 KEEP = 64  # cache entries kept
@@ -68,8 +69,12 @@ def load(tree: Tree, args):
                 return None
             continue
         if rel in now:
-            text = tree.read(rel)
-            if text is None or words.intersection(WORD.findall(text)):
+            try:
+                content = (tree.root / rel).read_bytes()
+            except OSError:
+                return None
+            # The same tokenising as the word index, so "mentions a word" means the same here.
+            if not words.isdisjoint(w.decode("utf-8", "replace") for w in words_in(content)):
                 return None
     return Result.from_json(data["result"])
 

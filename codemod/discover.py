@@ -16,7 +16,6 @@ import sys
 import tarfile
 import tokenize
 import zipfile
-from array import array
 from dataclasses import dataclass, field
 from functools import cached_property
 from io import BytesIO
@@ -25,7 +24,6 @@ from pathlib import Path
 from .emit import staged_directory
 from .errors import UsageError
 
-WORD = re.compile(r"[A-Za-z_]\w*")
 DEFAULT_PACKAGE = "sglang"
 DEFAULT_VERSION = "0.5.23"
 DEFAULT_CLASSES = ("TRTLLMHAAttnBackend", "TRTLLMHAAttnMultiStepDraftBackend")
@@ -134,6 +132,8 @@ class Tree:
     consulted: set = field(default_factory=set, repr=False)
     queried: set = field(default_factory=set, repr=False)
     unreadable: dict = field(default_factory=dict, repr=False)
+    # Where the word index is cached between runs (None: built afresh, kept nowhere).
+    index_snapshot: Path | None = field(default=None, repr=False)
 
     @classmethod
     def open(cls, root: str | os.PathLike) -> "Tree":
@@ -249,78 +249,18 @@ class Tree:
         return out
 
     def files_with_words(self, words) -> list[str]:
-        index = self._word_index
+        index = self.word_index
         hits: set[int] = set()
         for w in words:
             self.queried.add(w)
-            hits.update(index.get(w.encode("utf-8"), ()))
+            hits |= index.ids(w)
         return [self.files[i] for i in sorted(hits)]
 
     @cached_property
-    def _word_index(self) -> dict[bytes, array]:
-        """Identifier -> numbers (in ``files``) of the files that contain it.
+    def word_index(self):
+        from .word_index import WordIndex
 
-        Built once per run over every file, so it runs at C speed: a byte translation
-        turns everything but identifier characters into spaces and ``split`` does the rest.
-        Big trees are split across worker processes (the lists then come back unordered;
-        lookups sort them).
-        """
-        files = self.files
-        jobs = _index_jobs(len(files))
-        if jobs == 1:
-            return _index_part(self.root, files, 0, 1)
-        import multiprocessing
-
-        with multiprocessing.get_context("fork").Pool(jobs - 1) as pool:
-            parts = [pool.apply_async(_index_part, (self.root, files, k, jobs)) for k in range(1, jobs)]
-            index = _index_part(self.root, files, 0, jobs)
-            for part in parts:
-                for w, ids in part.get().items():
-                    mine = index.get(w)
-                    index[w] = ids if mine is None else mine + ids
-        return index
-
-
-# Identifier characters (ASCII letters, digits, "_", and every byte of a non-ASCII
-# character) stay; all else becomes a space. Runs of these are a superset of identifiers.
-_WORD_BYTES = bytes(c if (chr(c).isalnum() or c == 0x5F or c >= 0x80) else 0x20 for c in range(256))
-_PARALLEL_FROM = 1000  # files; below this a second process costs more than it saves
-
-
-def _index_jobs(n_files: int) -> int:
-    import multiprocessing
-
-    if n_files < _PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    return max(1, min(os.cpu_count() or 1, 4))
-
-
-def _index_part(root: Path, files: list[str], start: int, step: int) -> dict[bytes, array]:
-    """The word index of files[start::step], as arrays of file numbers.
-
-    Arrays rather than lists: a list holds an 8-byte pointer per entry, and each number a
-    worker sends back becomes a 28-byte int of its own (40 MB on SGLang's tree).
-    """
-    index: dict[bytes, list[int]] = {}
-    for i in range(start, len(files), step):
-        try:
-            data = (root / files[i]).read_bytes()
-        except OSError:
-            continue  # reported when the file is consulted
-        if data[:3] == b"\xef\xbb\xbf" or b"coding" in data[:300]:
-            # Possibly not UTF-8 (PEP 263): index the words of the decoded text.
-            try:
-                data = decode_source(data)[0].encode("utf-8")
-            except (UnicodeDecodeError, SyntaxError, LookupError):
-                pass
-        for w in set(data.translate(_WORD_BYTES).split()):
-            ids = index.get(w)
-            if ids is None:
-                index[w] = [i]
-            else:
-                ids.append(i)
-    code = "H" if len(files) < 1 << 16 else "L"
-    return {w: array(code, ids) for w, ids in index.items()}
+        return WordIndex(self.root, self.files, self.index_snapshot)
 
 
 def open_tree(root: str | None) -> Tree:

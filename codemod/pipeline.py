@@ -186,6 +186,10 @@ def run_pipeline(tree: Tree, args, out: Path | None) -> int:
     if result is not None:
         print("decouple: reused the previous run's result (no file it depends on changed)", file=sys.stderr)
     else:
+        if not args.no_cache:
+            from .word_index import snapshot_path
+
+            tree.index_snapshot = snapshot_path(tree.root)
         result = compute(tree, args)
         if not args.no_cache:
             cache.store(tree, args, result)

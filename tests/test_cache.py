@@ -49,3 +49,75 @@ def test_no_cache_flag(tmp_path):
     run_cli(tree, "--class", "Child", "--check", env={"DECOUPLE_CACHE_DIR": str(cache)})
     code, _, err = run_cli(tree, "--class", "Child", "--check", "--no-cache", env={"DECOUPLE_CACHE_DIR": str(cache)})
     assert code == 1 and REUSED not in err
+
+
+# ---- the word index snapshot ----------------------------------------------------------
+
+
+def _fresh_lookups(root, words):
+    from codemod.discover import Tree
+
+    tree = Tree.open(root)
+    return {w: tree.files_with_words((w,)) for w in words}
+
+
+def _snapshot_lookups(root, snapshot, words):
+    from codemod import word_index
+    from codemod.discover import Tree
+
+    tree = Tree.open(root)
+    tree.index_snapshot = snapshot
+    out = {w: tree.files_with_words((w,)) for w in words}
+    word_index.wait_for_writers()
+    return out, tree.word_index.reused
+
+
+WORDS = ["Child", "Parent", "wrappers", "token_pool", "brand_new_name", "helper", "gone_name"]
+
+
+def test_index_snapshot_follows_every_kind_of_change(tmp_path):
+    tree = copy_tree(CASE, tmp_path / "tree")
+    (tree / "pkg" / "doomed.py").write_text("gone_name = 1\n")
+    snapshot = tmp_path / "cache" / "index.pickle"
+    first, reused = _snapshot_lookups(tree, snapshot, WORDS)
+    assert reused == 0 and snapshot.exists()
+    assert first == _fresh_lookups(tree, WORDS)
+    n_files = len(list(tree.rglob("*.py")))
+
+    again, reused = _snapshot_lookups(tree, snapshot, WORDS)
+    assert again == first and reused == n_files  # nothing re-read
+
+    child = tree / "pkg" / "child.py"
+    os.utime(child, ns=(time.time_ns(), time.time_ns() + 10**9))  # new time, same content
+    (tree / "pkg" / "doomed.py").unlink()
+    (tree / "pkg" / "extra.py").write_text("def helper():\n    return brand_new_name\n")
+    parent = tree / "pkg" / "parent.py"
+    parent.write_text(parent.read_text().replace("wrappers", "wrapperz"))
+    later, reused = _snapshot_lookups(tree, snapshot, WORDS)
+    assert later == _fresh_lookups(tree, WORDS)
+    assert later["gone_name"] == [] and later["brand_new_name"] == ["pkg/extra.py"]
+    assert reused == n_files - 2  # all but the deleted and the edited file; the touched one by hash
+
+    # The snapshot written after the changes serves the next run as well.
+    last, reused = _snapshot_lookups(tree, snapshot, WORDS)
+    assert last == later and reused == n_files
+
+
+def test_index_snapshot_that_cannot_be_read_is_rebuilt(tmp_path):
+    tree = copy_tree(CASE, tmp_path / "tree")
+    snapshot = tmp_path / "index.pickle"
+    snapshot.write_bytes(b"not a pickle")
+    got, reused = _snapshot_lookups(tree, snapshot, WORDS)
+    assert got == _fresh_lookups(tree, WORDS) and reused == 0
+    assert _snapshot_lookups(tree, snapshot, WORDS) == (got, len(list(tree.rglob("*.py"))))
+
+
+def test_no_cache_writes_no_index_snapshot(tmp_path):
+    tree = copy_tree(CASE, tmp_path / "tree")
+    cache = tmp_path / "cache"
+    run_cli(tree, "--class", "Child", "--check", "--no-cache", env={"DECOUPLE_CACHE_DIR": str(cache)})
+    run_cli(tree, "--class", "Child", "--check", env={"DECOUPLE_CACHE_DIR": str(cache)})
+    from codemod import word_index
+
+    word_index.wait_for_writers()
+    assert len(list((cache / "index").glob("*.pickle"))) == 1

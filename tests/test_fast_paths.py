@@ -19,7 +19,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from codemod import discover
+from codemod import discover, word_index
 from codemod.discover import Tree
 from codemod.pipeline import analyse_all
 from codemod.rewrite import Located
@@ -98,8 +98,8 @@ def test_word_index_finds_what_a_regex_finds(tmp_path, monkeypatch, parallel):
     if parallel:
         if "fork" not in __import__("multiprocessing").get_all_start_methods():
             pytest.skip("worker processes need fork")
-        monkeypatch.setattr(discover, "_PARALLEL_FROM", 1)
-        monkeypatch.setattr(discover.os, "cpu_count", lambda: 2)
+        monkeypatch.setattr(word_index, "PARALLEL_FROM", 1)
+        monkeypatch.setattr(word_index.os, "cpu_count", lambda: 2)
     tree = Tree.open(tmp_path)
     names = {rel: _identifiers(tmp_path, rel) for rel in tree.files}
     for w in sorted(set().union(*names.values())):

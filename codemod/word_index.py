@@ -1,0 +1,224 @@
+"""The word index: which files mention an identifier, the prefilter that runs before any parse.
+
+Every run needs it over the whole tree, so it is built for speed:
+
+* tokenising is a byte translation (everything but identifier characters becomes a space)
+  and ``split``: no regex, no decoding;
+* big trees are split across worker processes;
+* with the cache on, the index is kept in the user cache directory beside each file's size,
+  modification time and content hash. The next run re-reads only the files whose size or
+  time changed, and re-tokenises only those whose content did (a checkout or ``touch``
+  changes times, not contents). The snapshot is written by a forked child while the run
+  goes on, so a cold run does not wait for it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from array import array
+from pathlib import Path
+
+# Identifier characters (ASCII letters, digits, "_", and every byte of a non-ASCII
+# character) stay; all else becomes a space. Runs of these are a superset of identifiers.
+WORD_BYTES = bytes(c if (chr(c).isalnum() or c == 0x5F or c >= 0x80) else 0x20 for c in range(256))
+PARALLEL_FROM = 1000  # files; below this a second process costs more than it saves
+SNAPSHOT_VERSION = 1
+KEEP = 8  # snapshots kept (one per tree)
+
+Meta = tuple  # (size, mtime_ns, sha1 digest) of one file, or None when unreadable
+
+
+def words_in(data: bytes) -> set[bytes]:
+    """The identifier-like words of a file's bytes (a superset of its identifiers)."""
+    if data[:3] == b"\xef\xbb\xbf" or b"coding" in data[:300]:
+        # Possibly not UTF-8 (PEP 263): take the words of the decoded text.
+        from .discover import decode_source
+
+        try:
+            data = decode_source(data)[0].encode("utf-8")
+        except (UnicodeDecodeError, SyntaxError, LookupError):
+            pass
+    return set(data.translate(WORD_BYTES).split())
+
+
+def _jobs(n_files: int) -> int:
+    import multiprocessing
+
+    if n_files < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return max(1, min(os.cpu_count() or 1, 4))
+
+
+def _index_part(root: Path, files: list[str], ids: list[int], known: dict[int, bytes]):
+    """(word -> array of ids, id -> Meta) for the files ``ids``.
+
+    ``known``: ids whose content hash a snapshot already has; when the hash still matches,
+    the file is not tokenised again (its Meta comes back, its words do not).
+    """
+    index: dict[bytes, list[int]] = {}
+    meta: dict[int, Meta] = {}
+    for i in ids:
+        path = root / files[i]
+        try:
+            st = path.stat()
+            data = path.read_bytes()
+        except OSError:
+            meta[i] = None  # reported when the file is consulted
+            continue
+        digest = hashlib.sha1(data).digest()
+        meta[i] = (st.st_size, st.st_mtime_ns, digest)
+        if known.get(i) == digest:
+            continue
+        for w in words_in(data):
+            got = index.get(w)
+            if got is None:
+                index[w] = [i]
+            else:
+                got.append(i)
+    # Arrays rather than lists: a list holds an 8-byte pointer per entry, and each number a
+    # worker sends back becomes a 28-byte int of its own (40 MB on SGLang's tree).
+    code = "H" if len(files) < 1 << 16 else "L"
+    return {w: array(code, got) for w, got in index.items()}, meta
+
+
+def _index(root: Path, files: list[str], ids: list[int], known: dict[int, bytes]):
+    jobs = _jobs(len(ids))
+    if jobs == 1:
+        return _index_part(root, files, ids, known)
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(jobs - 1) as pool:
+        parts = [pool.apply_async(_index_part, (root, files, ids[k::jobs], known)) for k in range(1, jobs)]
+        index, meta = _index_part(root, files, ids[0::jobs], known)
+        for part in parts:
+            their_index, their_meta = part.get()
+            meta.update(their_meta)
+            for w, got in their_index.items():
+                mine = index.get(w)
+                index[w] = got if mine is None else mine + got
+    return index, meta
+
+
+class WordIndex:
+    """Identifier -> numbers (in ``files``) of the files that contain it."""
+
+    def __init__(self, root: Path, files: list[str], snapshot: Path | None = None):
+        self.files = files
+        self.reused = 0  # files whose words came from the snapshot
+        old = _load(snapshot) if snapshot is not None else None
+        if old is None:
+            self._base, meta = _index(root, files, list(range(len(files))), {})
+            self._map, self._fresh = None, {}
+            if snapshot is not None:
+                _write_later(snapshot, lambda: self._payload(meta))
+            return
+        old_files, old_meta, old_index = old
+        where = {rel: j for j, rel in enumerate(old_files)}
+        self._map = array("l", [-1]) * len(old_files)  # snapshot id -> id here, -1: not valid
+        meta: list[Meta] = [None] * len(files)
+        stale, known = [], {}
+        for i, rel in enumerate(files):
+            j = where.get(rel)
+            prev = old_meta[j] if j is not None else None
+            if prev is not None:
+                try:
+                    st = os.stat(root / rel)
+                except OSError:
+                    st = None
+                if st is not None and (st.st_size, st.st_mtime_ns) == prev[:2]:
+                    self._map[j], meta[i] = i, prev
+                    continue
+                known[i] = prev[2]
+            stale.append(i)
+        self._fresh, fresh_meta = _index(root, files, stale, known) if stale else ({}, {})
+        for i, m in fresh_meta.items():
+            meta[i] = m
+            j = where.get(files[i])
+            if m is not None and known.get(i) == m[2]:
+                self._map[j] = i  # new time, same content
+        self._base = old_index
+        self.reused = sum(1 for i in self._map if i >= 0)
+        if snapshot is not None and (stale or len(files) != len(old_files)):
+            _write_later(snapshot, lambda: self._payload(meta))
+
+    def ids(self, word: str) -> set[int]:
+        return self._ids(word.encode("utf-8"))
+
+    def _ids(self, w: bytes) -> set[int]:
+        base = self._base.get(w, ())
+        out = set(base) if self._map is None else {k for k in (self._map[j] for j in base) if k >= 0}
+        out.update(self._fresh.get(w, ()))
+        return out
+
+    def _payload(self, meta: list[Meta] | dict[int, Meta]) -> bytes:
+        """The snapshot of this index, in this tree's file numbers."""
+        if isinstance(meta, dict):
+            meta = [meta.get(i) for i in range(len(self.files))]
+        if self._map is None and not self._fresh:
+            index = self._base
+        else:
+            code = "H" if len(self.files) < 1 << 16 else "L"
+            index = {}
+            for w in self._base.keys() | self._fresh.keys():
+                got = self._ids(w)
+                if got:
+                    index[w] = array(code, sorted(got))
+        return pickle.dumps((SNAPSHOT_VERSION, self.files, meta, index), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def snapshot_path(root: Path) -> Path:
+    from .discover import cache_dir
+
+    return cache_dir() / "index" / (hashlib.sha1(str(root).encode()).hexdigest() + ".pickle")
+
+
+def _load(path: Path):
+    try:
+        with open(path, "rb") as f:
+            version, files, meta, index = pickle.load(f)
+    except Exception:  # missing, truncated, or from another version: build afresh
+        return None
+    if version != SNAPSHOT_VERSION or len(files) != len(meta):
+        return None
+    return files, meta, index
+
+
+_writers: list[int] = []
+
+
+def _write_later(path: Path, payload) -> None:
+    """Write a snapshot without holding up the run: in a forked child where there is fork."""
+    if hasattr(os, "fork"):
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            try:
+                _write(path, payload())
+            finally:
+                os._exit(0)
+        _writers.append(pid)
+        return
+    _write(path, payload())
+
+
+def _write(path: Path, data: bytes) -> None:
+    from .emit import atomic_write
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, data)
+        snapshots = sorted(path.parent.glob("*.pickle"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in snapshots[KEEP:]:
+            old.unlink()
+    except OSError:
+        pass  # a cache that cannot be written is simply not used
+
+
+def wait_for_writers() -> None:
+    """Wait for snapshot writers still running (tests, and callers that read the cache next)."""
+    while _writers:
+        try:
+            os.waitpid(_writers.pop(), 0)
+        except ChildProcessError:
+            pass
