@@ -8,6 +8,9 @@ of --repeats runs, interleaved so that drift hits every command alike:
 
 * ``ruff check --select F --no-cache ROOT`` (the yardstick; skipped when ruff is missing);
 * ``decouple ROOT --check`` cold (an empty cache) and warm (the cache from the previous run);
+* ``decouple --check`` after an edit to a file the run reads (the parent's module gets a new
+  comment line each round): the run's cached result no longer applies, the cached word index
+  does for every file but that one;
 * ``decouple ROOT --output DIR`` (the full patch run), cold;
 * the same cold ``--check`` on the tree doubled: ROOT plus a copy, under a second name, of every
   file that mentions none of the names the analysis looks for.
@@ -35,6 +38,9 @@ sys.path.insert(0, str(REPO))
 
 from codemod.discover import fetch_release  # noqa: E402
 from codemod.word_index import words_in  # noqa: E402
+
+
+EDITED = "sglang/srt/layers/attention/flashinfer_backend.py"  # read by every default run
 
 
 def measure(cmd: list[str], env: dict) -> tuple[float, float, int]:
@@ -86,12 +92,23 @@ def main(argv=None) -> int:
         entry = next((work / "cache0" / "runs").glob("*.json"))
         words = set(json.loads(entry.read_text())["words"])
         copies = doubled(root, words, work / "doubled")
+        # A tree whose parent module is a file of its own (the rest hard-linked), to edit.
+        edited = work / "edited"
+        subprocess.run(["cp", "-al", str(root), str(edited)], check=True)
+        target = edited / EDITED
+        text = target.read_bytes()
+        target.unlink()
+        target.write_bytes(text)
+        env_edit = dict(base_env, DECOUPLE_CACHE_DIR=str(work / "cache-edit"))
+        subprocess.run(decouple + [str(edited), "--check"], env=env_edit, capture_output=True)
         for i in range(args.repeats):
             if ruff:
                 run("ruff check --select F --no-cache", [ruff, "check", "--select", "F", "--no-cache", "--quiet", str(root)], base_env)
             cold = dict(base_env, DECOUPLE_CACHE_DIR=str(work / f"cold{i}"))
             run("decouple --check (cold)", decouple + [str(root), "--check"], cold)
             run("decouple --check (warm)", decouple + [str(root), "--check"], cold)
+            target.write_bytes(text + f"# edit {i}\n".encode())
+            run("decouple --check after an edit to a file it reads", decouple + [str(edited), "--check"], env_edit)
             run("decouple full patch run (cold)", decouple + [str(root), "--output", str(work / f"out{i}"), "--no-cache"], base_env)
             dbl = dict(base_env, DECOUPLE_CACHE_DIR=str(work / f"dbl{i}"))
             run("decouple --check on the doubled tree (cold)", decouple + [str(work / "doubled"), "--check"], dbl)

@@ -24,7 +24,7 @@ from pathlib import Path
 # character) stay; all else becomes a space. Runs of these are a superset of identifiers.
 WORD_BYTES = bytes(c if (chr(c).isalnum() or c == 0x5F or c >= 0x80) else 0x20 for c in range(256))
 PARALLEL_FROM = 1000  # files; below this a second process costs more than it saves
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2
 KEEP = 8  # snapshots kept (one per tree)
 
 Meta = tuple  # (size, mtime_ns, sha1 digest) of one file, or None when unreadable
@@ -51,11 +51,25 @@ def _jobs(n_files: int) -> int:
     return max(1, min(os.cpu_count() or 1, 4))
 
 
-def _index_part(root: Path, files: list[str], ids: list[int], known: dict[int, bytes]):
-    """(word -> array of ids, id -> Meta) for the files ``ids``.
+def _code(n_files: int) -> str:
+    return "H" if n_files < 1 << 16 else "L"
+
+
+def _unpack(v, code: str):
+    if isinstance(v, bytes):
+        a = array(code)
+        a.frombytes(v)
+        return a
+    return v
+
+
+def _index_part(root: Path, files: list[str], ids: list[int], known: dict[int, bytes], packed: bool = False):
+    """(word -> ids, id -> Meta) for the files ``ids``.
 
     ``known``: ids whose content hash a snapshot already has; when the hash still matches,
     the file is not tokenised again (its Meta comes back, its words do not).
+    ``packed``: the ids of each word as the bytes of an array, which a worker process sends
+    back several times faster than lists or arrays (and which cost 2 bytes an entry).
     """
     index: dict[bytes, list[int]] = {}
     meta: dict[int, Meta] = {}
@@ -77,46 +91,52 @@ def _index_part(root: Path, files: list[str], ids: list[int], known: dict[int, b
                 index[w] = [i]
             else:
                 got.append(i)
-    # Arrays rather than lists: a list holds an 8-byte pointer per entry, and each number a
-    # worker sends back becomes a 28-byte int of its own (40 MB on SGLang's tree).
-    code = "H" if len(files) < 1 << 16 else "L"
-    return {w: array(code, got) for w, got in index.items()}, meta
-
-
-def _index(root: Path, files: list[str], ids: list[int], known: dict[int, bytes]):
-    jobs = _jobs(len(ids))
-    if jobs == 1:
-        return _index_part(root, files, ids, known)
-    import multiprocessing
-
-    with multiprocessing.get_context("fork").Pool(jobs - 1) as pool:
-        parts = [pool.apply_async(_index_part, (root, files, ids[k::jobs], known)) for k in range(1, jobs)]
-        index, meta = _index_part(root, files, ids[0::jobs], known)
-        for part in parts:
-            their_index, their_meta = part.get()
-            meta.update(their_meta)
-            for w, got in their_index.items():
-                mine = index.get(w)
-                index[w] = got if mine is None else mine + got
+    if packed:
+        code = _code(len(files))
+        return {w: array(code, got).tobytes() for w, got in index.items()}, meta
     return index, meta
 
 
+def _index(root: Path, files: list[str], ids: list[int], known: dict[int, bytes]):
+    """The parts of the index of ``ids`` (one per process), and every file's Meta."""
+    jobs = _jobs(len(ids))
+    if jobs == 1:
+        index, meta = _index_part(root, files, ids, known)
+        return [index], meta
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(jobs - 1) as pool:
+        work = [pool.apply_async(_index_part, (root, files, ids[k::jobs], known, True)) for k in range(1, jobs)]
+        index, meta = _index_part(root, files, ids[0::jobs], known)
+        parts = [index]
+        for w in work:
+            their_index, their_meta = w.get()
+            parts.append(their_index)
+            meta.update(their_meta)
+    return parts, meta
+
+
 class WordIndex:
-    """Identifier -> numbers (in ``files``) of the files that contain it."""
+    """Identifier -> numbers (in ``files``) of the files that contain it.
+
+    The index is kept in parts, as they came (this process's, each worker's, the snapshot's),
+    and a lookup asks each: merging them would cost more than all the lookups of a run.
+    """
 
     def __init__(self, root: Path, files: list[str], snapshot: Path | None = None):
         self.files = files
+        self.code = _code(len(files))
         self.reused = 0  # files whose words came from the snapshot
         old = _load(snapshot) if snapshot is not None else None
         if old is None:
-            self._base, meta = _index(root, files, list(range(len(files))), {})
-            self._map, self._fresh = None, {}
+            parts, meta = _index(root, files, list(range(len(files))), {})
+            self._parts = [(p, None) for p in parts]
             if snapshot is not None:
                 _write_later(snapshot, lambda: self._payload(meta))
             return
         old_files, old_meta, old_index = old
         where = {rel: j for j, rel in enumerate(old_files)}
-        self._map = array("l", [-1]) * len(old_files)  # snapshot id -> id here, -1: not valid
+        mapping = array("l", [-1]) * len(old_files)  # snapshot id -> id here, -1: not valid
         meta: list[Meta] = [None] * len(files)
         stale, known = [], {}
         for i, rel in enumerate(files):
@@ -128,18 +148,17 @@ class WordIndex:
                 except OSError:
                     st = None
                 if st is not None and (st.st_size, st.st_mtime_ns) == prev[:2]:
-                    self._map[j], meta[i] = i, prev
+                    mapping[j], meta[i] = i, prev
                     continue
                 known[i] = prev[2]
             stale.append(i)
-        self._fresh, fresh_meta = _index(root, files, stale, known) if stale else ({}, {})
+        parts, fresh_meta = _index(root, files, stale, known) if stale else ([], {})
         for i, m in fresh_meta.items():
             meta[i] = m
-            j = where.get(files[i])
             if m is not None and known.get(i) == m[2]:
-                self._map[j] = i  # new time, same content
-        self._base = old_index
-        self.reused = sum(1 for i in self._map if i >= 0)
+                mapping[where[files[i]]] = i  # new time, same content
+        self._parts = [(old_index, mapping)] + [(p, None) for p in parts]
+        self.reused = sum(1 for i in mapping if i >= 0)
         if snapshot is not None and (stale or len(files) != len(old_files)):
             _write_later(snapshot, lambda: self._payload(meta))
 
@@ -147,24 +166,28 @@ class WordIndex:
         return self._ids(word.encode("utf-8"))
 
     def _ids(self, w: bytes) -> set[int]:
-        base = self._base.get(w, ())
-        out = set(base) if self._map is None else {k for k in (self._map[j] for j in base) if k >= 0}
-        out.update(self._fresh.get(w, ()))
+        out: set[int] = set()
+        for part, mapping in self._parts:
+            got = part.get(w)
+            if got is None:
+                continue
+            got = _unpack(got, self.code)
+            if mapping is None:
+                out.update(got)
+            else:
+                out.update(k for k in (mapping[j] for j in got) if k >= 0)
         return out
 
     def _payload(self, meta: list[Meta] | dict[int, Meta]) -> bytes:
         """The snapshot of this index, in this tree's file numbers."""
         if isinstance(meta, dict):
             meta = [meta.get(i) for i in range(len(self.files))]
-        if self._map is None and not self._fresh:
-            index = self._base
-        else:
-            code = "H" if len(self.files) < 1 << 16 else "L"
-            index = {}
-            for w in self._base.keys() | self._fresh.keys():
-                got = self._ids(w)
-                if got:
-                    index[w] = array(code, sorted(got))
+        words = set().union(*(part.keys() for part, _ in self._parts))
+        index = {}
+        for w in words:
+            got = self._ids(w)
+            if got:
+                index[w] = array(self.code, sorted(got)).tobytes()
         return pickle.dumps((SNAPSHOT_VERSION, self.files, meta, index), protocol=pickle.HIGHEST_PROTOCOL)
 
 
