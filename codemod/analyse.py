@@ -140,6 +140,16 @@ class ClassAnalysis:
         return {"statements_kept": sl.kept_count, "statements_total": sl.total}
 
 
+@dataclass
+class Scanned:
+    """What ``Analyzer.scan`` found for one class, in order: enough to replay it elsewhere."""
+
+    needs: list[tuple[str, Evidence]] = field(default_factory=list)
+    closed: bool = False  # the scan ended with a closure over the members it kept
+    skipped_files: dict[str, str] = field(default_factory=dict)
+    hazards: list[Hazard] = field(default_factory=list)
+
+
 class Analyzer:
     def __init__(self, index: Index, progress=None, all_uses: bool = False):
         self.index = index
@@ -149,10 +159,28 @@ class Analyzer:
         self.all_uses = all_uses
 
     # ---- entry -------------------------------------------------------------
-    def analyse(self, cls: ClassInfo, parent: ClassInfo | None = None, base: str | None = None) -> ClassAnalysis:
+    def analyse(self, cls: ClassInfo, parent: ClassInfo | None = None, base: str | None = None,
+                scanned: "Scanned | None" = None) -> ClassAnalysis:
+        """The analysis of one class. ``scanned``: the outcome of ``scan`` for this class, when
+        another process already ran it (it is replayed instead of run again)."""
+        a = self.prepare(cls, parent, base)
+        if a.nothing_to_do:
+            return a
+        if scanned is None:
+            self.scan(a)
+        else:
+            self._replay(a, scanned)
+        self._prune_class_attrs(a)
+        self._prune_unprovided(a)
+        self._decide(a)
+        return a
+
+    def prepare(self, cls: ClassInfo, parent: ClassInfo | None, base: str | None) -> ClassAnalysis:
+        """Everything up to the search of the rest of the tree (all there is when ``nothing_to_do``)."""
         self._queue: list[str] = []
         self._super_reached: set[str] = set()
         self._flow = None
+        self._scanned = None
         parent, former = self._resolve_parent(cls, parent)
         if parent is None:
             a = ClassAnalysis(cls, None, "builtins.object", nothing_to_do=True, decision="decline")
@@ -174,12 +202,31 @@ class Analyzer:
         self._check_metaclass(a)
         self._analyse_child(a)
         self._closure(a)
+        return a
+
+    def scan(self, a: ClassAnalysis) -> "Scanned":
+        """The rest of the tree: uses of P's members, and type checks that name P.
+
+        This costs most of a run and depends only on the prepared class (a fresh ``Flow``
+        per class), so a worker process can run it for one class while this one does another.
+        """
+        out = Scanned()
+        self._scanned = out
+        hazards_before = len(a.hazards)
         self._external(a)
         self._hazards(a)
-        self._prune_class_attrs(a)
-        self._prune_unprovided(a)
-        self._decide(a)
-        return a
+        out.skipped_files = dict(a.skipped_files)
+        out.hazards = a.hazards[hazards_before:]
+        self._scanned = None
+        return out
+
+    def _replay(self, a: ClassAnalysis, s: "Scanned") -> None:
+        for name, ev in s.needs:
+            self._need(a, name, ev)
+        if s.closed:
+            self._closure(a)
+        a.skipped_files.update(s.skipped_files)
+        a.hazards.extend(s.hazards)
 
     # ---- resolution ------------------------------------------------------------
     def _resolve_parent(self, cls: ClassInfo, parent: ClassInfo | None):
@@ -623,8 +670,13 @@ class Analyzer:
                 if how == "write" and kind not in ("property",):
                     continue
                 sure = "an instance of" if verdict == YES else "possibly an instance of"
-                self._need(a, name, Evidence(rel, line, f"{how} of .{name} on {ast.unparse(recv)[:60]} ({sure} {a.cls.name}; {note})"))
+                ev = Evidence(rel, line, f"{how} of .{name} on {ast.unparse(recv)[:60]} ({sure} {a.cls.name}; {note})")
+                self._need(a, name, ev)
+                if self._scanned is not None:
+                    self._scanned.needs.append((name, ev))
         self._closure(a)
+        if self._scanned is not None:
+            self._scanned.closed = True
 
     def _in_dropped_parent_code(self, a: ClassAnalysis, mod: ModuleInfo, node: ast.AST) -> bool:
         fn, owner = enclosing_class(mod, node)

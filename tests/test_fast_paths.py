@@ -197,3 +197,54 @@ def test_paired_positions_match_position_provider(text):
     assert {line: type(n).__name__ for line, n in located.compound.items()} == compound
     for small in located.simple.values():
         assert id(small) in located.pos_of
+
+
+# ---- scans in a worker process --------------------------------------------------------
+
+
+def _trees():
+    for root in ANALYSIS:
+        yield pytest.param(root, id=f"analysis/{root.name}")
+    for root in CORPUS:
+        yield pytest.param(root / "tree", id=f"corpus/{root.name}")
+
+
+def _every_subclass_report(root: Path):
+    """The report over every class of the tree that has a base, in one run."""
+    from codemod import report
+    from codemod.index import Index
+
+    tree = Tree.open(root)
+    index = Index(tree)
+    names = sorted({c.name for rel in tree.files if (m := index.module(rel)) for c in m.classes.values() if c.bases})
+    try:
+        _, analyses = analyse_all(Tree.open(root), names, None, None)
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return json.dumps(report.build(root, analyses), sort_keys=True)
+
+
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="workers need fork")
+@pytest.mark.parametrize("root", list(_trees()))
+def test_scans_in_a_worker_give_the_report_of_one_process(root, monkeypatch):
+    from codemod import pipeline
+
+    from codemod.analyse import Analyzer
+
+    alone = _every_subclass_report(root)
+    monkeypatch.setattr(pipeline, "PARALLEL_FROM", 1)
+    replayed = []
+    real = Analyzer._replay
+    monkeypatch.setattr(Analyzer, "_replay", lambda self, a, s: (replayed.append(a.cls.name), real(self, a, s)))
+    assert _every_subclass_report(root) == alone
+    _REPLAYED.extend(replayed)
+
+
+_REPLAYED: list[str] = []
+
+
+def test_the_worker_scans_were_used():
+    """Not a vacuous comparison above: the worker's scans were replayed for many classes."""
+    if not _REPLAYED:
+        pytest.skip("run together with the worker comparisons")
+    assert len(_REPLAYED) >= 10
