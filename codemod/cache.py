@@ -79,10 +79,26 @@ def load(tree: Tree, args):
     return Result.from_json(data["result"])
 
 
+def _seen(tree: Tree) -> tuple[dict, dict]:
+    """Each file's [size, mtime], and each consulted file's sha1, as this run saw them.
+
+    The word index read and hashed every file already; the cost of reading the consulted
+    ones again is paid only when there is no index (a run that never looked a word up).
+    """
+    index = tree.__dict__.get("word_index")
+    if index is None:
+        return tree.stats(), {rel: _sha1(tree.root / rel) for rel in sorted(tree.consulted)}
+    meta = dict(zip(tree.files, index.meta))
+    stats = {rel: [m[0], m[1]] for rel, m in meta.items() if m is not None}
+    consulted = {rel: meta[rel][2].hex() if meta.get(rel) else _sha1(tree.root / rel) for rel in sorted(tree.consulted)}
+    return stats, consulted
+
+
 def store(tree: Tree, args, result) -> None:
+    stats, consulted = _seen(tree)
     data = {
-        "stats": tree.stats(),
-        "consulted": {rel: _sha1(tree.root / rel) for rel in sorted(tree.consulted)},
+        "stats": stats,
+        "consulted": consulted,
         "words": sorted(tree.queried),
         "result": result.to_json(),
     }

@@ -117,7 +117,7 @@ def _index(root: Path, files: list[str], ids: list[int], known: dict[int, bytes]
 
 
 class WordIndex:
-    """Identifier -> numbers (in ``files``) of the files that contain it.
+    """Identifier -> numbers (in ``files``) of the files that contain it, and each file's Meta.
 
     The index is kept in parts, as they came (this process's, each worker's, the snapshot's),
     and a lookup asks each: merging them would cost more than all the lookups of a run.
@@ -129,10 +129,11 @@ class WordIndex:
         self.reused = 0  # files whose words came from the snapshot
         old = _load(snapshot) if snapshot is not None else None
         if old is None:
-            parts, meta = _index(root, files, list(range(len(files))), {})
+            parts, found = _index(root, files, list(range(len(files))), {})
             self._parts = [(p, None) for p in parts]
+            self.meta = [found.get(i) for i in range(len(files))]
             if snapshot is not None:
-                _write_later(snapshot, lambda: self._payload(meta))
+                _write_later(snapshot, self._payload)
             return
         old_files, old_meta, old_index = old
         where = {rel: j for j, rel in enumerate(old_files)}
@@ -158,9 +159,10 @@ class WordIndex:
             if m is not None and known.get(i) == m[2]:
                 mapping[where[files[i]]] = i  # new time, same content
         self._parts = [(old_index, mapping)] + [(p, None) for p in parts]
+        self.meta = meta
         self.reused = sum(1 for i in mapping if i >= 0)
         if snapshot is not None and (stale or len(files) != len(old_files)):
-            _write_later(snapshot, lambda: self._payload(meta))
+            _write_later(snapshot, self._payload)
 
     def ids(self, word: str) -> set[int]:
         return self._ids(word.encode("utf-8"))
@@ -178,10 +180,13 @@ class WordIndex:
                 out.update(k for k in (mapping[j] for j in got) if k >= 0)
         return out
 
-    def _payload(self, meta: list[Meta] | dict[int, Meta]) -> bytes:
+    def stat(self, rel_id: int) -> Meta:
+        """(size, mtime_ns, sha1 digest) of a file as the index read it; None if unreadable."""
+        return self.meta[rel_id]
+
+    def _payload(self) -> bytes:
         """The snapshot of this index, in this tree's file numbers."""
-        if isinstance(meta, dict):
-            meta = [meta.get(i) for i in range(len(self.files))]
+        meta = self.meta
         words = set().union(*(part.keys() for part, _ in self._parts))
         index = {}
         for w in words:
@@ -217,6 +222,7 @@ def _write_later(path: Path, payload) -> None:
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child
             try:
+                os.nice(19)  # the run itself (and its own worker) come first on a small machine
                 _write(path, payload())
             finally:
                 os._exit(0)
