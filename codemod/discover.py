@@ -210,7 +210,7 @@ class Tree:
         return text if text is not None else self.read(rel)
 
     def read(self, rel: str) -> str | None:
-        """Read and decode without keeping the text (the word index reads every file once)."""
+        """Read and decode without keeping the text."""
         try:
             data = (self.root / rel).read_bytes()
             text, self.encodings[rel] = decode_source(data)
@@ -235,7 +235,7 @@ class Tree:
         ``pattern``: a regex (string or compiled), or a function of the text returning a bool.
 
         ``words``: identifiers of which the file must contain at least one; files
-        without any are skipped before the regex runs (a set lookup per file).
+        without any are skipped before the regex runs (looked up in the word index).
         """
         if isinstance(pattern, str):
             pattern = re.compile(pattern)
