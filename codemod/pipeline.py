@@ -66,10 +66,41 @@ def analyse_all(tree: Tree, classes: list[str], parent: str | None, base: str | 
     analyzer = Analyzer(index, progress, all_uses)
     try:
         pairs = select(index, classes, parent)
-        with _scan_in_worker(analyzer, pairs, base) as scanned:
-            return index, [analyzer.analyse(cls, p, base, scanned.get(i)) for i, (cls, p) in enumerate(pairs)]
+        done: dict[int, ClassAnalysis | Exception] = {}
+        with _scan_in_worker(analyzer, pairs, base) as worker:
+            # This process analyses its own classes first, then gets the libcst parse of the
+            # modules to rewrite out of the way while the worker finishes the heavier class.
+            for i in (i for i in range(len(pairs)) if i not in worker.theirs):
+                done[i] = _attempt(analyzer.analyse, *pairs[i], base)
+            if worker.theirs:
+                _attempt(preparse, index, pairs)
+            for i in sorted(worker.theirs):
+                done[i] = _attempt(analyzer.analyse, *pairs[i], base, worker.get(i))
+        # Classes are independent; an error surfaces as it would in class order.
+        for i in range(len(pairs)):
+            if isinstance(done[i], Exception):
+                raise done[i]
+        return index, [done[i] for i in range(len(pairs))]
     finally:
         progress.close()
+
+
+def _attempt(fn, *args):
+    try:
+        return fn(*args)
+    except Exception as exc:  # re-raised by the caller in class order
+        return exc
+
+
+def preparse(index: Index, pairs) -> None:
+    """Parse with libcst, ahead of the rewrite, the modules of these classes and their parents."""
+    from .rewrite import located
+
+    for cls, parent in pairs:
+        parent = parent or (index.resolve_class(cls.bases[0]) if cls.bases else None)
+        for mod in (cls.module, parent.module if parent is not None else None):
+            if mod is not None:
+                located(index, mod)
 
 
 PARALLEL_FROM = 1000  # files in the tree; below this a worker costs more than it saves
@@ -77,8 +108,9 @@ _WORK = None  # what a forked worker analyses: (analyzer, pairs, base)
 
 
 def _scan_in_worker(analyzer: Analyzer, pairs, base) -> "_WorkerScans":
-    """Scan every other class (the 2nd, 4th, ...) in a forked process, while this one analyses
-    the others; this process then replays those scans instead of running them.
+    """Scan every other class (the 1st, 3rd, ...) in a forked process, while this one analyses
+    the others; this process then replays those scans instead of running them. The first
+    class goes to the worker: with the default pair, it is the one with more to search.
 
     Each class's scan starts from the same state in either process (a fresh ``Flow`` and
     the class's own preparation), so the results are those of a run in one process. A
@@ -95,7 +127,7 @@ def _scan_in_worker(analyzer: Analyzer, pairs, base) -> "_WorkerScans":
         pool = multiprocessing.get_context("fork").Pool(1)
     finally:
         _WORK = None
-    theirs = list(range(1, len(pairs), 2))
+    theirs = list(range(0, len(pairs), 2))
     ws = _WorkerScans(pool, set(theirs), tree)
     ws.pending = pool.apply_async(_worker_scans, (theirs,))
     return ws

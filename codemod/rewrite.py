@@ -560,28 +560,36 @@ def base_reference(index, a: ClassAnalysis) -> tuple[str | None, tuple[str, str]
     return name, (module, name)
 
 
+def located(index, mod: ModuleInfo) -> Located:
+    """The libcst parse of a module, once per run (kept on the index, next to its ``ast``)."""
+    cache = index.__dict__.setdefault("_located", {})
+    if mod.rel not in cache:
+        cache[mod.rel] = Located.parse(mod.text, mod.tree)
+    return cache[mod.rel]
+
+
 def rewrite_module(index, analyses: list[ClassAnalysis]) -> ModulePatch:
     """Rewrite every decoupled class of one module, then fix the module's imports."""
     from .imports import add_import, add_missing, remove_unused
 
     cinfo = analyses[0].cls.module
     before = cinfo.text
-    located = Located.parse(before, cinfo.tree)
+    here = located(index, cinfo)
     parents: dict[str, Located] = {}
     rewriters: dict[int, ClassRewriter] = {}
     needed_bases = []
     for a in analyses:
         pinfo = a.parent.module
         if pinfo.rel not in parents:
-            parents[pinfo.rel] = located if pinfo.rel == cinfo.rel else Located.parse(pinfo.text, pinfo.tree)
+            parents[pinfo.rel] = located(index, pinfo)
         ref, imp = base_reference(index, a)
         if imp:
             needed_bases.append(imp)
         pidx = next(i for i, b in enumerate(a.cls.bases) if index._same_class(b, a.parent))
-        node = located.compound.get(a.cls.node.lineno)
+        node = here.compound.get(a.cls.node.lineno)
         if not isinstance(node, cst.ClassDef):
-            node = next(n for n in located.compound.values() if isinstance(n, cst.ClassDef) and n.name.value == a.cls.name)
-        rewriters[id(node)] = ClassRewriter(a, located, parents[pinfo.rel], pinfo, ref, pidx)
+            node = next(n for n in here.compound.values() if isinstance(n, cst.ClassDef) and n.name.value == a.cls.name)
+        rewriters[id(node)] = ClassRewriter(a, here, parents[pinfo.rel], pinfo, ref, pidx)
 
     class Apply(cst.CSTTransformer):
         def visit_SimpleStatementLine(self, node):
@@ -591,7 +599,7 @@ def rewrite_module(index, analyses: list[ClassAnalysis]) -> ModulePatch:
             rw = rewriters.get(id(original))
             return rw.rewrite(original) if rw is not None else updated
 
-    tree = located.module.visit(Apply())
+    tree = here.module.visit(Apply())
     for module, name in needed_bases:
         tree = add_import(tree, module, name, here=(cinfo.name, cinfo.is_package))
     sources = [a.parent.module for a in analyses]

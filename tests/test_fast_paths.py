@@ -248,3 +248,20 @@ def test_the_worker_scans_were_used():
     if not _REPLAYED:
         pytest.skip("run together with the worker comparisons")
     assert len(_REPLAYED) >= 10
+
+
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="workers need fork")
+@pytest.mark.parametrize("order", [["First", "Second"], ["Second", "First"]], ids=["first-second", "second-first"])
+def test_an_error_surfaces_in_class_order_with_a_worker(tmp_path, monkeypatch, order):
+    from codemod import pipeline
+    from codemod.errors import UsageError
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "a.py").write_text("from elsewhere import OutsideOne\n\n\nclass First(OutsideOne):\n    pass\n")
+    (tmp_path / "pkg" / "b.py").write_text("from elsewhere import OutsideTwo\n\n\nclass Second(OutsideTwo):\n    pass\n")
+    expected = {"First": "OutsideOne", "Second": "OutsideTwo"}[order[0]]
+    for parallel_from in (10**9, 1):
+        monkeypatch.setattr(pipeline, "PARALLEL_FROM", parallel_from)
+        with pytest.raises(UsageError, match=expected):
+            analyse_all(Tree.open(tmp_path), order, None, None)
