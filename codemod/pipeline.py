@@ -68,12 +68,14 @@ def analyse_all(tree: Tree, classes: list[str], parent: str | None, base: str | 
         pairs = select(index, classes, parent)
         done: dict[int, ClassAnalysis | Exception] = {}
         with _scan_in_worker(analyzer, pairs, base) as worker:
-            # This process analyses its own classes first, then gets the libcst parse of the
-            # modules to rewrite out of the way while the worker finishes the heavier class.
+            # This process analyses its own classes first, then, while the worker is still
+            # busy with the heavier class, parses with libcst the modules the rewrite will need.
             for i in (i for i in range(len(pairs)) if i not in worker.theirs):
                 done[i] = _attempt(analyzer.analyse, *pairs[i], base)
-            if worker.theirs:
-                _attempt(preparse, index, pairs)
+            for mod in _modules_to_rewrite(index, pairs, done):
+                if worker.ready():
+                    break
+                _attempt(_located, index, mod)  # a module libcst cannot parse fails in the rewrite
             for i in sorted(worker.theirs):
                 done[i] = _attempt(analyzer.analyse, *pairs[i], base, worker.get(i))
         # Classes are independent; an error surfaces as it would in class order.
@@ -92,15 +94,22 @@ def _attempt(fn, *args):
         return exc
 
 
-def preparse(index: Index, pairs) -> None:
-    """Parse with libcst, ahead of the rewrite, the modules of these classes and their parents."""
+def _modules_to_rewrite(index: Index, pairs, done: dict):
+    """The modules of the classes that are, or may be, decoupled, and of their parents."""
+    for i, (cls, parent) in enumerate(pairs):
+        a = done.get(i)
+        if a is not None and (isinstance(a, Exception) or a.decision != "decouple"):
+            continue
+        parent = a.parent if a is not None else parent or (index.resolve_class(cls.bases[0]) if cls.bases else None)
+        yield cls.module
+        if parent is not None:
+            yield parent.module
+
+
+def _located(index: Index, mod) -> None:
     from .rewrite import located
 
-    for cls, parent in pairs:
-        parent = parent or (index.resolve_class(cls.bases[0]) if cls.bases else None)
-        for mod in (cls.module, parent.module if parent is not None else None):
-            if mod is not None:
-                located(index, mod)
+    located(index, mod)
 
 
 PARALLEL_FROM = 1000  # files in the tree; below this a worker costs more than it saves
@@ -140,6 +149,10 @@ class _WorkerScans:
         self.pool, self.theirs, self.tree = pool, theirs, tree
         self.pending = None
         self.scans: dict[int, Scanned] = {}
+
+    def ready(self) -> bool:
+        """True when nothing is left to wait for."""
+        return self.pending is None or self.pending.ready()
 
     def get(self, i: int) -> Scanned | None:
         if i in self.theirs and self.pending is not None:
