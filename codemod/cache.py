@@ -5,7 +5,8 @@ files contain the words it looked files up by (``Tree.queried``). The cache keep
 each file's size and modification time. A later run with the same arguments and the same
 tool reuses the result when, for every file that changed since (by size or mtime):
 
-* it was read by the run, and its content hash is unchanged (a touch, a checkout); or
+* its content hash is unchanged (a touch, a fresh checkout: the cache keeps every file's hash,
+  which the word index computed anyway); or
 * it was not read by the run, and it does not contain any of the words the run looked for
   (so no lookup would have returned it: it cannot hold the classes or the members involved).
 
@@ -61,13 +62,17 @@ def load(tree: Tree, args):
         return None
     old, now = data["stats"], tree.stats()
     consulted, words = data["consulted"], set(data["words"])
+    hashes = data.get("hashes", {})
+    retimed = False
     for rel in set(old) | set(now):
         if old.get(rel) == now.get(rel):
             continue
-        if rel in consulted:
-            if consulted[rel] != _sha1(tree.root / rel):
-                return None
+        known = consulted.get(rel) or hashes.get(rel)
+        if known is not None and rel in now and known == _sha1(tree.root / rel):
+            retimed = True  # new time, same content
             continue
+        if rel in consulted:
+            return None
         if rel in now:
             try:
                 content = (tree.root / rel).read_bytes()
@@ -76,33 +81,40 @@ def load(tree: Tree, args):
             # The same tokenising as the word index, so "mentions a word" means the same here.
             if not words.isdisjoint(w.decode("utf-8", "replace") for w in words_in(content)):
                 return None
+    if retimed:  # so that the next run finds the new times and hashes nothing
+        _write(path, {**data, "stats": now})
     return Result.from_json(data["result"])
 
 
-def _seen(tree: Tree) -> tuple[dict, dict]:
-    """Each file's [size, mtime], and each consulted file's sha1, as this run saw them.
+def _seen(tree: Tree) -> tuple[dict, dict, dict]:
+    """Each file's [size, mtime] and sha1, and each consulted file's sha1, as this run saw them.
 
     The word index read and hashed every file already; the cost of reading the consulted
     ones again is paid only when there is no index (a run that never looked a word up).
     """
     index = tree.__dict__.get("word_index")
     if index is None:
-        return tree.stats(), {rel: _sha1(tree.root / rel) for rel in sorted(tree.consulted)}
+        return tree.stats(), {}, {rel: _sha1(tree.root / rel) for rel in sorted(tree.consulted)}
     meta = dict(zip(tree.files, index.meta))
     stats = {rel: [m[0], m[1]] for rel, m in meta.items() if m is not None}
-    consulted = {rel: meta[rel][2].hex() if meta.get(rel) else _sha1(tree.root / rel) for rel in sorted(tree.consulted)}
-    return stats, consulted
+    hashes = {rel: m[2].hex() for rel, m in meta.items() if m is not None}
+    consulted = {rel: hashes.get(rel) or _sha1(tree.root / rel) for rel in sorted(tree.consulted)}
+    return stats, hashes, consulted
 
 
 def store(tree: Tree, args, result) -> None:
-    stats, consulted = _seen(tree)
+    stats, hashes, consulted = _seen(tree)
     data = {
         "stats": stats,
+        "hashes": hashes,
         "consulted": consulted,
         "words": sorted(tree.queried),
         "result": result.to_json(),
     }
-    path = _entry(tree, args)
+    _write(_entry(tree, args), data)
+
+
+def _write(path: Path, data: dict) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, json.dumps(data).encode())

@@ -31,6 +31,11 @@ def test_reuse_and_invalidation(tmp_path):
     os.utime(child, ns=(time.time_ns(), time.time_ns() + 10**9))
     assert REUSED in check(tree, cache)[2]
 
+    # New times on every file, as in a fresh checkout with the cache restored: reused.
+    for p in tree.rglob("*.py"):
+        os.utime(p, ns=(time.time_ns(), time.time_ns() + 2 * 10**9))
+    assert REUSED in check(tree, cache)[2]
+
     # A new reader of a parent member on a Child: the run must see it (recomputed, and it counts).
     (tree / "pkg" / "reader.py").write_text("from .child import Child\n\n\ndef w(c: Child):\n    return c.wrappers\n")
     fourth = check(tree, cache)
