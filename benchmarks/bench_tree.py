@@ -8,6 +8,8 @@ of --repeats runs, interleaved so that drift hits every command alike:
 
 * ``ruff check --select F --no-cache ROOT`` (the yardstick; skipped when ruff is missing);
 * ``decouple ROOT --check`` cold (an empty cache) and warm (the cache from the previous run);
+* the warm ``--check`` after every file got a new modification time, as in a fresh CI
+  checkout with the cache restored (on a copy of the tree);
 * ``decouple --check`` after an edit to a file the run reads (the parent's module gets a new
   comment line each round): the run's cached result no longer applies, the cached word index
   does for every file but that one;
@@ -101,12 +103,20 @@ def main(argv=None) -> int:
         target.write_bytes(text)
         env_edit = dict(base_env, DECOUPLE_CACHE_DIR=str(work / "cache-edit"))
         subprocess.run(decouple + [str(edited), "--check"], env=env_edit, capture_output=True)
+        touched = work / "touched"  # a real copy: new times here must not reach ROOT
+        shutil.copytree(root, touched)
+        env_touch = dict(base_env, DECOUPLE_CACHE_DIR=str(work / "cache-touch"))
+        subprocess.run(decouple + [str(touched), "--check"], env=env_touch, capture_output=True)
         for i in range(args.repeats):
             if ruff:
                 run("ruff check --select F --no-cache", [ruff, "check", "--select", "F", "--no-cache", "--quiet", str(root)], base_env)
             cold = dict(base_env, DECOUPLE_CACHE_DIR=str(work / f"cold{i}"))
             run("decouple --check (cold)", decouple + [str(root), "--check"], cold)
             run("decouple --check (warm)", decouple + [str(root), "--check"], cold)
+            stamp = time.time_ns() + (i + 1) * 10**9
+            for p in touched.rglob("*.py"):
+                os.utime(p, ns=(stamp, stamp))
+            run("decouple --check (warm, every file with a new time)", decouple + [str(touched), "--check"], env_touch)
             target.write_bytes(text + f"# edit {i}\n".encode())
             run("decouple --check after an edit to a file it reads", decouple + [str(edited), "--check"], env_edit)
             run("decouple full patch run (cold)", decouple + [str(root), "--output", str(work / f"out{i}"), "--no-cache"], base_env)
