@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-import pickle
+import marshal
+import sys
 from array import array
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from pathlib import Path
 # character) stay; all else becomes a space. Runs of these are a superset of identifiers.
 WORD_BYTES = bytes(c if (chr(c).isalnum() or c == 0x5F or c >= 0x80) else 0x20 for c in range(256))
 PARALLEL_FROM = 1000  # files; below this a second process costs more than it saves
-SNAPSHOT_VERSION = 2
+SNAPSHOT_VERSION = 3
 KEEP = 8  # snapshots kept (one per tree)
 
 Meta = tuple  # (size, mtime_ns, sha1 digest) of one file, or None when unreadable
@@ -193,19 +194,21 @@ class WordIndex:
             got = self._ids(w)
             if got:
                 index[w] = array(self.code, sorted(got)).tobytes()
-        return pickle.dumps((SNAPSHOT_VERSION, self.files, meta, index), protocol=pickle.HIGHEST_PROTOCOL)
+        return marshal.dumps((SNAPSHOT_VERSION, self.files, meta, index))
 
 
 def snapshot_path(root: Path) -> Path:
     from .discover import cache_dir
 
-    return cache_dir() / "index" / (hashlib.sha1(str(root).encode()).hexdigest() + ".pickle")
+    # marshal's format may change between Python versions: one snapshot per version.
+    name = hashlib.sha1(f"{root}\0{sys.version_info[:2]}".encode()).hexdigest()
+    return cache_dir() / "index" / (name + ".marshal")
 
 
 def _load(path: Path):
     try:
         with open(path, "rb") as f:
-            version, files, meta, index = pickle.load(f)
+            version, files, meta, index = marshal.loads(f.read())
     except Exception:  # missing, truncated, or from another version: build afresh
         return None
     if version != SNAPSHOT_VERSION or len(files) != len(meta):
@@ -237,7 +240,7 @@ def _write(path: Path, data: bytes) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, data)
-        snapshots = sorted(path.parent.glob("*.pickle"), key=lambda p: p.stat().st_mtime, reverse=True)
+        snapshots = sorted(path.parent.glob("*.marshal"), key=lambda p: p.stat().st_mtime, reverse=True)
         for old in snapshots[KEEP:]:
             old.unlink()
     except OSError:

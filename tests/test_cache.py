@@ -83,7 +83,7 @@ WORDS = ["Child", "Parent", "wrappers", "token_pool", "brand_new_name", "helper"
 def test_index_snapshot_follows_every_kind_of_change(tmp_path):
     tree = copy_tree(CASE, tmp_path / "tree")
     (tree / "pkg" / "doomed.py").write_text("gone_name = 1\n")
-    snapshot = tmp_path / "cache" / "index.pickle"
+    snapshot = tmp_path / "cache" / "index.marshal"
     first, reused = _snapshot_lookups(tree, snapshot, WORDS)
     assert reused == 0 and snapshot.exists()
     assert first == _fresh_lookups(tree, WORDS)
@@ -110,8 +110,8 @@ def test_index_snapshot_follows_every_kind_of_change(tmp_path):
 
 def test_index_snapshot_that_cannot_be_read_is_rebuilt(tmp_path):
     tree = copy_tree(CASE, tmp_path / "tree")
-    snapshot = tmp_path / "index.pickle"
-    snapshot.write_bytes(b"not a pickle")
+    snapshot = tmp_path / "index.marshal"
+    snapshot.write_bytes(b"not a snapshot")
     got, reused = _snapshot_lookups(tree, snapshot, WORDS)
     assert got == _fresh_lookups(tree, WORDS) and reused == 0
     assert _snapshot_lookups(tree, snapshot, WORDS) == (got, len(list(tree.rglob("*.py"))))
@@ -125,4 +125,4 @@ def test_no_cache_writes_no_index_snapshot(tmp_path):
     from codemod import word_index
 
     word_index.wait_for_writers()
-    assert len(list((cache / "index").glob("*.pickle"))) == 1
+    assert len(list((cache / "index").glob("*.marshal"))) == 1
