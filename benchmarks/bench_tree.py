@@ -17,7 +17,11 @@ of --repeats runs, interleaved so that drift hits every command alike:
 * the same cold ``--check`` on the tree doubled: ROOT plus a copy, under a second name, of every
   file that mentions none of the names the analysis looks for.
 
-Peak RSS is the child's own (``os.wait4``). Prints a Markdown table for BENCHMARKS.md.
+Peak RSS is per process: the largest of the command's processes (``os.wait4`` reports the
+maximum over the process and the workers it waited for). The heavy commands then run once
+more, untimed, with every process of the command sampled every 20 ms for the memory they
+take together (PSS, so pages shared after a fork count once; Linux only). Prints a Markdown
+table for BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -53,6 +57,38 @@ def measure(cmd: list[str], env: dict) -> tuple[float, float, int]:
     return time.perf_counter() - t0, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
 
 
+def together(cmd: list[str], env: dict) -> float | None:
+    """Peak PSS in MB of a command's processes taken together, sampled from /proc (Linux)."""
+    if not Path("/proc/self/smaps_rollup").exists():
+        return None
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peak = 0
+    while proc.poll() is None:
+        family, parents = {proc.pid}, {}
+        for d in os.listdir("/proc"):
+            if d.isdigit():
+                try:
+                    parents[int(d)] = int(Path(f"/proc/{d}/stat").read_text().rsplit(")", 1)[1].split()[1])
+                except (OSError, IndexError, ValueError):
+                    pass
+        grew = True
+        while grew:
+            grew = False
+            for pid, parent in parents.items():
+                if parent in family and pid not in family:
+                    family.add(pid)
+                    grew = True
+        kb = 0
+        for pid in family:
+            try:
+                kb += sum(int(l.split()[1]) for l in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines() if l.startswith("Pss:"))
+            except (OSError, ValueError):
+                pass
+        peak = max(peak, kb)
+        time.sleep(0.02)
+    return peak / 1024
+
+
 def doubled(root: Path, words: set[str], dest: Path) -> int:
     """ROOT hard-linked into dest, plus a copy of every file that mentions none of ``words``."""
     subprocess.run(["cp", "-al", str(root), str(dest)], check=True)
@@ -81,6 +117,7 @@ def main(argv=None) -> int:
     base_env = dict(os.environ)
     decouple = [sys.executable, "-m", "codemod"]
     results: dict[str, list[tuple[float, float]]] = {}
+    shared: dict[str, float | None] = {}
 
     def run(label, cmd, env):
         s, rss, code = measure(cmd, env)
@@ -123,6 +160,11 @@ def main(argv=None) -> int:
             dbl = dict(base_env, DECOUPLE_CACHE_DIR=str(work / f"dbl{i}"))
             run("decouple --check on the doubled tree (cold)", decouple + [str(work / "doubled"), "--check"], dbl)
             print(f"round {i + 1}/{args.repeats} done", file=sys.stderr, flush=True)
+        shared = {
+            "decouple --check (cold)": together(decouple + [str(root), "--check"], dict(base_env, DECOUPLE_CACHE_DIR=str(work / "mem"))),
+            "decouple full patch run (cold)": together(decouple + [str(root), "--output", str(work / "out-mem"), "--no-cache"], base_env),
+            "decouple --check on the doubled tree (cold)": together(decouple + [str(work / "doubled"), "--check"], dict(base_env, DECOUPLE_CACHE_DIR=str(work / "mem2"))),
+        }
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -130,12 +172,13 @@ def main(argv=None) -> int:
     print(f"\nMachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
           f"tree: {root.name} ({n_files:,} .py files, {n_lines:,} lines); doubled tree: +{copies:,} copies; "
           f"median of {args.repeats}\n")
-    print("| command | median s | x ruff | peak RSS MB |")
-    print("|---|---|---|---|")
+    print("| command | median s | x ruff | peak RSS MB (largest process) | peak MB, all processes (PSS) |")
+    print("|---|---|---|---|---|")
     for label, rows in results.items():
         s = statistics.median(r[0] for r in rows)
         rss = max(r[1] for r in rows)
-        print(f"| {label} | {s:.2f} | {s / ruff_s:.1f} | {rss:.0f} |")
+        both = shared.get(label)
+        print(f"| {label} | {s:.2f} | {s / ruff_s:.1f} | {rss:.0f} | {'' if both is None else f'{both:.0f}'} |")
     single = statistics.median(r[0] for r in results["decouple --check (cold)"])
     dbl = statistics.median(r[0] for r in results["decouple --check on the doubled tree (cold)"])
     print(f"\nDoubled tree / tree (cold --check): {dbl / single:.2f}x")

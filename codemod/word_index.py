@@ -8,8 +8,8 @@ Every run needs it over the whole tree, so it is built for speed:
 * with the cache on, the index is kept in the user cache directory beside each file's size,
   modification time and content hash. The next run re-reads only the files whose size or
   time changed, and re-tokenises only those whose content did (a checkout or ``touch``
-  changes times, not contents). The snapshot is written by a forked child while the run
-  goes on, so a cold run does not wait for it.
+  changes times, not contents). The snapshot is written by a forked child once the run is
+  done, so a cold run does not wait for it.
 """
 
 from __future__ import annotations
@@ -216,22 +216,42 @@ def _load(path: Path):
     return files, meta, index
 
 
+_pending: list[tuple[Path, object]] = []  # (where, a function making the bytes)
 _writers: list[int] = []
 
 
 def _write_later(path: Path, payload) -> None:
-    """Write a snapshot without holding up the run: in a forked child where there is fork."""
+    """Keep a snapshot to write once the run is done (``write_pending``)."""
+    _pending.append((path, payload))
+
+
+def write_pending() -> None:
+    """Write the snapshots this run made without making anyone wait for them.
+
+    Called when the run's work is done: a forked child, at the lowest priority, with its
+    standard streams detached, so that neither the run's memory peak, nor its time, nor a
+    pipe reading its output waits for the write. Without fork, they are written here.
+    """
+    jobs = list(_pending)
+    _pending.clear()
+    if not jobs:
+        return
     if hasattr(os, "fork"):
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child
             try:
-                os.nice(19)  # the run itself (and its own worker) come first on a small machine
-                _write(path, payload())
+                devnull = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(devnull, fd)
+                os.nice(19)
+                for path, payload in jobs:
+                    _write(path, payload())
             finally:
                 os._exit(0)
         _writers.append(pid)
         return
-    _write(path, payload())
+    for path, payload in jobs:
+        _write(path, payload())
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -248,7 +268,8 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def wait_for_writers() -> None:
-    """Wait for snapshot writers still running (tests, and callers that read the cache next)."""
+    """Write what is pending and wait for the writers (tests, and callers that read the cache next)."""
+    write_pending()
     while _writers:
         try:
             os.waitpid(_writers.pop(), 0)
