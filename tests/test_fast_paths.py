@@ -227,12 +227,12 @@ def _every_subclass_report(root: Path):
 @pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="workers need fork")
 @pytest.mark.parametrize("root", list(_trees()))
 def test_scans_in_a_worker_give_the_report_of_one_process(root, monkeypatch):
-    from codemod import pipeline
+    from codemod import scan_worker
 
     from codemod.analyse import Analyzer
 
     alone = _every_subclass_report(root)
-    monkeypatch.setattr(pipeline, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(scan_worker, "PARALLEL_FROM", 1)
     replayed = []
     real = Analyzer._replay
     monkeypatch.setattr(Analyzer, "_replay", lambda self, a, s: (replayed.append(a.cls.name), real(self, a, s)))
@@ -253,7 +253,7 @@ def test_the_worker_scans_were_used():
 @pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="workers need fork")
 @pytest.mark.parametrize("order", [["First", "Second"], ["Second", "First"]], ids=["first-second", "second-first"])
 def test_an_error_surfaces_in_class_order_with_a_worker(tmp_path, monkeypatch, order):
-    from codemod import pipeline
+    from codemod import scan_worker
     from codemod.errors import UsageError
 
     (tmp_path / "pkg").mkdir()
@@ -262,6 +262,6 @@ def test_an_error_surfaces_in_class_order_with_a_worker(tmp_path, monkeypatch, o
     (tmp_path / "pkg" / "b.py").write_text("from elsewhere import OutsideTwo\n\n\nclass Second(OutsideTwo):\n    pass\n")
     expected = {"First": "OutsideOne", "Second": "OutsideTwo"}[order[0]]
     for parallel_from in (10**9, 1):
-        monkeypatch.setattr(pipeline, "PARALLEL_FROM", parallel_from)
+        monkeypatch.setattr(scan_worker, "PARALLEL_FROM", parallel_from)
         with pytest.raises(UsageError, match=expected):
             analyse_all(Tree.open(tmp_path), order, None, None)
