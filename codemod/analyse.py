@@ -180,7 +180,6 @@ class Analyzer:
         self._queue: list[str] = []
         self._super_reached: set[str] = set()
         self._flow = None
-        self._scanned = None
         parent, former = self._resolve_parent(cls, parent)
         if parent is None:
             a = ClassAnalysis(cls, None, "builtins.object", nothing_to_do=True, decision="decline")
@@ -211,13 +210,11 @@ class Analyzer:
         per class), so a worker process can run it for one class while this one does another.
         """
         out = Scanned()
-        self._scanned = out
         hazards_before = len(a.hazards)
-        self._external(a)
+        self._external(a, out)
         self._hazards(a)
         out.skipped_files = dict(a.skipped_files)
         out.hazards = a.hazards[hazards_before:]
-        self._scanned = None
         return out
 
     def _replay(self, a: ClassAnalysis, s: "Scanned") -> None:
@@ -629,7 +626,7 @@ class Analyzer:
         return out
 
     # ---- the rest of the checkout ------------------------------------------------
-    def _external(self, a: ClassAnalysis):
+    def _external(self, a: ClassAnalysis, out: Scanned):
         satisfied = self._child_satisfied(a)
         cands = sorted(n for n in a.members if n not in a.kept and not satisfied(n) and not n.startswith("__"))
         if not cands:
@@ -672,11 +669,9 @@ class Analyzer:
                 sure = "an instance of" if verdict == YES else "possibly an instance of"
                 ev = Evidence(rel, line, f"{how} of .{name} on {ast.unparse(recv)[:60]} ({sure} {a.cls.name}; {note})")
                 self._need(a, name, ev)
-                if self._scanned is not None:
-                    self._scanned.needs.append((name, ev))
+                out.needs.append((name, ev))
         self._closure(a)
-        if self._scanned is not None:
-            self._scanned.closed = True
+        out.closed = True
 
     def _in_dropped_parent_code(self, a: ClassAnalysis, mod: ModuleInfo, node: ast.AST) -> bool:
         fn, owner = enclosing_class(mod, node)

@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 
 from .discover import Tree, cache_dir
-from .emit import atomic_write
+from .emit import write_cache_file
 from .word_index import words_in
 
 _CODE_HASH: str | None = None
@@ -115,12 +115,4 @@ def store(tree: Tree, args, result) -> None:
 
 
 def _write(path: Path, data: dict) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, json.dumps(data).encode())
-        # Keep the cache small: the most recent entries only.
-        entries = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in entries[KEEP:]:
-            old.unlink()
-    except OSError:
-        pass
+    write_cache_file(path, json.dumps(data).encode(), KEEP)

@@ -46,6 +46,19 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
         raise
 
 
+def write_cache_file(path: Path, data: bytes, keep: int) -> None:
+    """Atomically write one cache file, keeping only the ``keep`` most recent files of its kind
+    (same folder, same suffix) beside it. A cache that cannot be written is simply not used."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, data)
+        entries = sorted(path.parent.glob("*" + path.suffix), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in entries[keep:]:
+            old.unlink()
+    except OSError:
+        pass
+
+
 def unified_diff(rel: str, before: str | None, after: str) -> str:
     """A git-style unified diff of one file (``a/`` and ``b/`` prefixes), applicable with ``git apply``."""
     import difflib

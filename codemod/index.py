@@ -151,16 +151,19 @@ class ModuleInfo:
         return self.text.splitlines()
 
     @cached_property
-    def nodes(self) -> list[ast.AST]:
-        """Every node of the module, in ``ast.walk`` order (built once, with ``parents``)."""
-        self.__dict__["parents"] = parents = {}
-        return walk(self.tree, parents)
+    def _walked(self) -> tuple[list[ast.AST], dict[int, ast.AST]]:
+        parents: dict[int, ast.AST] = {}
+        return walk(self.tree, parents), parents
 
-    @cached_property
+    @property
+    def nodes(self) -> list[ast.AST]:
+        """Every node of the module, in ``ast.walk`` order (one walk, shared with ``parents``)."""
+        return self._walked[0]
+
+    @property
     def parents(self) -> dict[int, ast.AST]:
         """Node id -> parent node."""
-        self.nodes
-        return self.__dict__["parents"]
+        return self._walked[1]
 
     @cached_property
     def imports(self) -> dict[str, str]:

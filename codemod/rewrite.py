@@ -47,7 +47,7 @@ class Located:
     line_of: dict[int, int] = field(default_factory=dict)
 
     @classmethod
-    def parse(cls, text: str, tree: ast.Module | None = None) -> "Located":
+    def parse(cls, text: str, tree: ast.Module) -> "Located":
         """Parse ``text`` with libcst and position its statements by pairing them with ``tree``.
 
         ``tree`` is the ``ast`` of the same text (the analysis already has it). Pairing the two
@@ -56,7 +56,7 @@ class Located:
         """
         module = cst.parse_module(text)
         located = cls(module, {}, {}, {})
-        located._pair((tree if tree is not None else ast.parse(text)).body, module.body)
+        located._pair(tree.body, module.body)
         located.line_of = {id(node): line for line, node in located.compound.items()}
         return located
 
@@ -560,28 +560,20 @@ def base_reference(index, a: ClassAnalysis) -> tuple[str | None, tuple[str, str]
     return name, (module, name)
 
 
-def located(index, mod: ModuleInfo) -> Located:
-    """The libcst parse of a module, once per run (kept on the index, next to its ``ast``)."""
-    cache = index.__dict__.setdefault("_located", {})
-    if mod.rel not in cache:
-        cache[mod.rel] = Located.parse(mod.text, mod.tree)
-    return cache[mod.rel]
-
-
 def rewrite_module(index, analyses: list[ClassAnalysis]) -> ModulePatch:
     """Rewrite every decoupled class of one module, then fix the module's imports."""
     from .imports import add_import, add_missing, remove_unused
 
     cinfo = analyses[0].cls.module
     before = cinfo.text
-    here = located(index, cinfo)
-    parents: dict[str, Located] = {}
+    here = Located.parse(before, cinfo.tree)
+    parents: dict[str, Located] = {cinfo.rel: here}
     rewriters: dict[int, ClassRewriter] = {}
     needed_bases = []
     for a in analyses:
         pinfo = a.parent.module
         if pinfo.rel not in parents:
-            parents[pinfo.rel] = located(index, pinfo)
+            parents[pinfo.rel] = Located.parse(pinfo.text, pinfo.tree)
         ref, imp = base_reference(index, a)
         if imp:
             needed_bases.append(imp)

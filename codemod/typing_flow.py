@@ -25,13 +25,9 @@ _WRAPPERS = {"Optional", "Final", "ClassVar", "Annotated"}
 _UNKNOWN_TYPES = {"Any", "object", "typing.Any", "builtins.object"}
 
 
-def parents(mod: ModuleInfo) -> dict[int, ast.AST]:
-    return mod.parents
-
-
 def enclosing(mod: ModuleInfo, node: ast.AST):
     """Yield the ancestors of a node, innermost first."""
-    par = parents(mod)
+    par = mod.parents
     cur = par.get(id(node))
     while cur is not None:
         yield cur

@@ -21,6 +21,8 @@ import sys
 from array import array
 from pathlib import Path
 
+from .emit import write_cache_file
+
 # Identifier characters (ASCII letters, digits, "_", and every byte of a non-ASCII
 # character) stay; all else becomes a space. Runs of these are a superset of identifiers.
 WORD_BYTES = bytes(c if (chr(c).isalnum() or c == 0x5F or c >= 0x80) else 0x20 for c in range(256))
@@ -181,10 +183,6 @@ class WordIndex:
                 out.update(k for k in (mapping[j] for j in got) if k >= 0)
         return out
 
-    def stat(self, rel_id: int) -> Meta:
-        """(size, mtime_ns, sha1 digest) of a file as the index read it; None if unreadable."""
-        return self.meta[rel_id]
-
     def _payload(self) -> bytes:
         """The snapshot of this index, in this tree's file numbers."""
         meta = self.meta
@@ -245,26 +243,13 @@ def write_pending() -> None:
                     os.dup2(devnull, fd)
                 os.nice(19)
                 for path, payload in jobs:
-                    _write(path, payload())
+                    write_cache_file(path, payload(), KEEP)
             finally:
                 os._exit(0)
         _writers.append(pid)
         return
     for path, payload in jobs:
-        _write(path, payload())
-
-
-def _write(path: Path, data: bytes) -> None:
-    from .emit import atomic_write
-
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, data)
-        snapshots = sorted(path.parent.glob("*.marshal"), key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in snapshots[KEEP:]:
-            old.unlink()
-    except OSError:
-        pass  # a cache that cannot be written is simply not used
+        write_cache_file(path, payload(), KEEP)
 
 
 def wait_for_writers() -> None:
