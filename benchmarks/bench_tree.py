@@ -121,13 +121,19 @@ def main(argv=None) -> int:
 
     def run(label, cmd, env):
         s, rss, code = measure(cmd, env)
+        # A command that failed would time the failure: stop rather than report it.
+        # (--check exits 1 when the tree still needs the refactor; ruff 1 when it finds something.)
+        if code not in (0, 1) or (code == 1 and "--output" in cmd):
+            sys.exit(f"bench_tree.py: {label} exited with {code}; run it by hand to see why")
         results.setdefault(label, []).append((s, rss))
-        return code
 
     try:
         # Words the analysis looks for, from one warm-up run's cache entry.
         env0 = dict(base_env, DECOUPLE_CACHE_DIR=str(work / "cache0"))
-        subprocess.run(decouple + [str(root), "--check"], env=env0, capture_output=True)
+        first = subprocess.run(decouple + [str(root), "--check"], env=env0, capture_output=True, text=True)
+        if first.returncode not in (0, 1):
+            why = (first.stderr.strip().splitlines() or ["no message"])[-1]
+            sys.exit(f"bench_tree.py: decouple {root} --check exited with {first.returncode}: {why}")
         entry = next((work / "cache0" / "runs").glob("*.json"))
         words = set(json.loads(entry.read_text())["words"])
         copies = doubled(root, words, work / "doubled")

@@ -11,8 +11,11 @@ new Tree and Index). Stages, as the CLI runs them:
   (every other class's search runs in a worker process);
 * rewrite and check: libcst rewrite of the module, import fixes, pyflakes.
 
-Also measured, as floors: tokenising the whole tree in this one process, and parsing with
-``ast`` every file the analysis parsed.
+Also measured, as floors: tokenising the whole tree in this one process, parsing with
+``ast`` every file the analysis parsed, and the analysis and rewrite run again with every file
+already read, tokenised and parsed (by ``ast`` and libcst): what would be left of a run if
+reading, tokenising and parsing cost nothing, as with a compiled front end; and the start of a
+new process that imports what a run imports.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from unittest import mock
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -33,7 +37,7 @@ from codemod.discover import DEFAULT_CLASSES, Tree, fetch_release  # noqa: E402
 from codemod.word_index import words_in  # noqa: E402
 
 
-def one_run(root: Path) -> tuple[dict[str, float], list[str]]:
+def one_run(root: Path):
     out = {}
     t0 = time.perf_counter()
     tree = Tree.open(root)
@@ -41,11 +45,47 @@ def one_run(root: Path) -> tuple[dict[str, float], list[str]]:
     t1 = time.perf_counter()
     index, analyses = pipeline.analyse_all(tree, list(DEFAULT_CLASSES), None, None)
     t2 = time.perf_counter()
-    pipeline.build_patches(index, analyses)
+    patches = pipeline.build_patches(index, analyses)
     t3 = time.perf_counter()
     out["word index"], out["analysis"], out["rewrite and check"], out["total"] = t1 - t0, t2 - t1, t3 - t2, t3 - t0
-    parsed = [rel for rel, m in index._modules.items() if m is not None]
-    return out, parsed
+    return out, tree, index, patches
+
+
+def parse_free(tree: Tree) -> tuple[float, list[str]]:
+    """Analysis, rewrite and check again, on ``tree`` (its word index built), with every file's
+    text, ``ast`` and libcst tree handed over ready-made: the cost no front end can remove.
+    Also returns the patched texts, which must be the ordinary run's."""
+    import libcst
+
+    from codemod import scan_worker
+    from codemod.discover import decode_source
+    from codemod.index import ModuleInfo
+
+    # Every module either process would parse: one untimed run in this process alone.
+    with mock.patch.object(scan_worker, "PARALLEL_FROM", float("inf")):
+        index, analyses = pipeline.analyse_all(tree, list(DEFAULT_CLASSES), None, None)
+    parsed = {rel: m for rel, m in index._modules.items() if m is not None}
+    for rel in tree.files:  # every file read and decoded, as peeks find kept texts first
+        try:
+            tree._texts.setdefault(rel, decode_source((tree.root / rel).read_bytes())[0])
+        except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+            pass
+    rewritten = {m.text for a in analyses if a.decision == "decouple" for m in (a.cls.module, a.parent.module)}
+    csts = {text: libcst.parse_module(text) for text in rewritten}
+
+    def ready(self, rel):
+        m = parsed.get(rel)
+        if m is None:
+            return real_parse(self, rel)
+        return ModuleInfo(m.name, rel, m.tree, m.text, m.is_package)
+
+    real_parse, real_cst = pipeline.Index._parse, libcst.parse_module
+    with mock.patch.object(pipeline.Index, "_parse", ready), \
+            mock.patch.object(libcst, "parse_module", lambda text, *a, **k: csts.get(text) or real_cst(text, *a, **k)):
+        t0 = time.perf_counter()
+        index2, analyses = pipeline.analyse_all(tree, list(DEFAULT_CLASSES), None, None)
+        patches = pipeline.build_patches(index2, analyses)
+        return time.perf_counter() - t0, [p.after for p in patches]
 
 
 def floors(root: Path, parsed: list[str]) -> dict[str, float]:
@@ -57,7 +97,15 @@ def floors(root: Path, parsed: list[str]) -> dict[str, float]:
     for rel in parsed:
         ast.parse((root / rel).read_bytes())
     t2 = time.perf_counter()
-    return {"floor: tokenise every file, one process": t1 - t0, f"floor: ast.parse of the {len(parsed)} files the analysis parsed": t2 - t1}
+    return {"floor: tokenise every file, one process": t1 - t0, f"floor: ast.parse of the {len(parsed)} files this process's analysis parsed": t2 - t1}
+
+
+def startup() -> float:
+    import subprocess
+
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import codemod.cli, codemod.pipeline, codemod.rewrite, codemod.check"], cwd=REPO, check=True)
+    return time.perf_counter() - t0
 
 
 def main(argv=None) -> int:
@@ -68,12 +116,21 @@ def main(argv=None) -> int:
     root = Path(args.root).resolve() if args.root else fetch_release(quiet=True)
     gc.disable()  # as the CLI runs
     rows: dict[str, list[float]] = {}
-    parsed: list[str] = []
     for _ in range(args.repeats):
         gc.collect()  # the previous repeat's trees, outside the timings
-        got, parsed = one_run(root)
-        for k, v in {**got, **floors(root, parsed)}.items():
+        got, tree, index, patches = one_run(root)
+        parsed = [rel for rel, m in index._modules.items() if m is not None]
+        got.update(floors(root, parsed))
+        del index
+        gc.collect()
+        seconds, after = parse_free(tree)
+        if after != [p.after for p in patches]:
+            sys.exit("phases.py: the run with ready-made parses patched differently; its time would not be comparable")
+        got["floor: analysis, rewrite and check, with every file already read, tokenised and parsed"] = seconds
+        got["floor: a new process importing what a run imports"] = startup()
+        for k, v in got.items():
             rows.setdefault(k, []).append(v)
+        del tree, patches
     print(f"| stage (median of {args.repeats}) | seconds |")
     print("|---|---|")
     for k, v in rows.items():
@@ -82,4 +139,9 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from codemod.errors import UsageError
+
+    try:
+        sys.exit(main())
+    except UsageError as exc:
+        sys.exit(f"phases.py: {exc}")

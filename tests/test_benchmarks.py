@@ -1,0 +1,124 @@
+"""The benchmark scripts still run, and still measure the job they claim to.
+
+They are timed on the real SGLang tree by hand (BENCHMARKS.md); here they run once on a small
+tree shaped like SGLang's attention package, so that a change to the pipeline cannot leave them
+broken or timing a failed command.
+"""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+ATTN = "sglang/srt/layers/attention"
+
+FILES = {
+    f"{ATTN}/base_attn_backend.py": '''\
+class AttentionBackend:
+    def init_forward_metadata(self, batch):
+        raise NotImplementedError
+''',
+    f"{ATTN}/flashinfer_backend.py": '''\
+from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
+
+
+class FlashInferAttnBackend(AttentionBackend):
+    def __init__(self, runner):
+        super().__init__()
+        self.device = runner.device
+        self.workspace = [0] * 1024
+        self.wrappers = ["prefill", "decode"]
+
+    def forward_decode(self, q):
+        return self.wrappers[1], q
+
+
+class FlashInferMultiStepDraftBackend:
+    def __init__(self, runner, steps):
+        self.steps = steps
+        self.backends = [FlashInferAttnBackend(runner) for _ in range(steps)]
+''',
+    f"{ATTN}/trtllm_mha_backend.py": '''\
+from sglang.srt.layers.attention.flashinfer_backend import FlashInferAttnBackend, FlashInferMultiStepDraftBackend
+
+
+class TRTLLMHAAttnBackend(FlashInferAttnBackend):
+    def __init__(self, runner):
+        super().__init__(runner)
+        self.page = 16
+
+    def init_forward_metadata(self, batch):
+        return self.device, self.page
+
+
+class TRTLLMHAAttnMultiStepDraftBackend(FlashInferMultiStepDraftBackend):
+    def __init__(self, runner, steps):
+        super().__init__(runner, steps)
+        self.backends = [TRTLLMHAAttnBackend(runner) for _ in range(steps)]
+''',
+    "sglang/srt/runner.py": "def device_of(backend):\n    return backend.device\n",
+    "sglang/srt/unrelated.py": "def add(a, b):\n    return a + b\n",
+}
+
+
+@pytest.fixture
+def mini_sglang(tmp_path):
+    root = tmp_path / "tree"
+    for rel, text in FILES.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    for d in ["sglang", "sglang/srt", "sglang/srt/layers", ATTN]:
+        (root / d / "__init__.py").touch()
+    return root
+
+
+def _script(name, root, tmp_path):
+    env = dict(os.environ, DECOUPLE_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.run([sys.executable, str(REPO / "benchmarks" / name), str(root), "--repeats", "1"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def _rows(table: str) -> dict[str, str]:
+    return {m.group(1).strip(): m.group(2).strip() for m in re.finditer(r"^\| ([^|]+) \| ([^|]+) \|", table, re.M)}
+
+
+def test_phases_reports_every_stage_and_floor(mini_sglang, tmp_path):
+    rows = _rows(_script("phases.py", mini_sglang, tmp_path))
+    wanted = ["word index", "analysis", "rewrite and check", "total",
+              "floor: analysis, rewrite and check, with every file already read, tokenised and parsed",
+              "floor: a new process importing what a run imports"]
+    for label in wanted:
+        assert float(rows[label]) >= 0, label
+    assert any(k.startswith("floor: ast.parse of the") for k in rows)
+
+
+def test_bench_tree_times_every_command(mini_sglang, tmp_path):
+    before = {p: p.read_bytes() for p in mini_sglang.rglob("*.py")}
+    out = _script("bench_tree.py", mini_sglang, tmp_path)
+    for label in ["decouple --check (cold)", "decouple --check (warm)", "decouple --check (warm, every file with a new time)",
+                  "decouple --check after an edit to a file it reads", "decouple full patch run (cold)",
+                  "decouple --check on the doubled tree (cold)"]:
+        assert re.search(rf"^\| {re.escape(label)} \| \d+\.\d\d \|", out, re.M), label
+    assert re.search(r"Doubled tree / tree \(cold --check\): \d+\.\d\dx", out)
+    # The benchmark works on copies: ROOT is as it was.
+    assert {p: p.read_bytes() for p in mini_sglang.rglob("*.py")} == before
+
+
+@pytest.mark.parametrize("script, message", [("bench_tree.py", "exited with 2: "), ("phases.py", "phases.py: class TRTLLMHAAttnBackend not found")])
+def test_scripts_stop_with_one_line_on_a_tree_without_the_classes(tmp_path, script, message):
+    """The run fails, so nothing is timed: one line saying why, no traceback."""
+    root = tmp_path / "tree"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "a.py").write_text("x = 1\n")
+    env = dict(os.environ, DECOUPLE_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.run([sys.executable, str(REPO / "benchmarks" / script), str(root), "--repeats", "1"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode != 0
+    assert message in proc.stderr and "Traceback" not in proc.stderr
