@@ -30,7 +30,6 @@ import argparse
 import json
 import os
 import platform
-import re
 import shutil
 import statistics
 import subprocess
@@ -47,6 +46,12 @@ from codemod.word_index import words_in  # noqa: E402
 
 
 EDITED = "sglang/srt/layers/attention/flashinfer_backend.py"  # read by every default run
+
+
+def failed(code: int, cmd: list[str]) -> bool:
+    """A command that failed would time the failure. (``--check`` exits 1 when the tree still
+    needs the refactor, ruff 1 when it finds something: both are results.)"""
+    return code not in (0, 1) or (code == 1 and "--output" in cmd)
 
 
 def measure(cmd: list[str], env: dict) -> tuple[float, float, int]:
@@ -121,9 +126,7 @@ def main(argv=None) -> int:
 
     def run(label, cmd, env):
         s, rss, code = measure(cmd, env)
-        # A command that failed would time the failure: stop rather than report it.
-        # (--check exits 1 when the tree still needs the refactor; ruff 1 when it finds something.)
-        if code not in (0, 1) or (code == 1 and "--output" in cmd):
+        if failed(code, cmd):
             sys.exit(f"bench_tree.py: {label} exited with {code}; run it by hand to see why")
         results.setdefault(label, []).append((s, rss))
 
@@ -131,7 +134,7 @@ def main(argv=None) -> int:
         # Words the analysis looks for, from one warm-up run's cache entry.
         env0 = dict(base_env, DECOUPLE_CACHE_DIR=str(work / "cache0"))
         first = subprocess.run(decouple + [str(root), "--check"], env=env0, capture_output=True, text=True)
-        if first.returncode not in (0, 1):
+        if failed(first.returncode, first.args):
             why = (first.stderr.strip().splitlines() or ["no message"])[-1]
             sys.exit(f"bench_tree.py: decouple {root} --check exited with {first.returncode}: {why}")
         entry = next((work / "cache0" / "runs").glob("*.json"))

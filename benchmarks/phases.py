@@ -58,18 +58,14 @@ def parse_free(tree: Tree) -> tuple[float, list[str]]:
     import libcst
 
     from codemod import scan_worker
-    from codemod.discover import decode_source
     from codemod.index import ModuleInfo
 
     # Every module either process would parse: one untimed run in this process alone.
     with mock.patch.object(scan_worker, "PARALLEL_FROM", float("inf")):
         index, analyses = pipeline.analyse_all(tree, list(DEFAULT_CLASSES), None, None)
     parsed = {rel: m for rel, m in index._modules.items() if m is not None}
-    for rel in tree.files:  # every file read and decoded, as peeks find kept texts first
-        try:
-            tree._texts.setdefault(rel, decode_source((tree.root / rel).read_bytes())[0])
-        except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
-            pass
+    for rel in tree.files:  # every file read, decoded and kept: prefilter peeks take kept texts
+        tree.text(rel)
     rewritten = {m.text for a in analyses if a.decision == "decouple" for m in (a.cls.module, a.parent.module)}
     csts = {text: libcst.parse_module(text) for text in rewritten}
 

@@ -38,6 +38,15 @@ def load_report():
     return load
 
 
+def write_files(root: Path, files: dict[str, str]) -> Path:
+    """Write ``files`` (path under root -> text) as UTF-8, line endings as given."""
+    for rel, text in files.items():
+        path = Path(root) / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", newline="")
+    return Path(root)
+
+
 def copy_tree(src: Path, dest: Path) -> Path:
     shutil.copytree(src, dest, symlinks=True)
     return dest

@@ -9,11 +9,10 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from conftest import REPO, tree_hashes, write_files
 
-REPO = Path(__file__).resolve().parents[1]
 ATTN = "sglang/srt/layers/attention"
 
 FILES = {
@@ -67,20 +66,18 @@ class TRTLLMHAAttnMultiStepDraftBackend(FlashInferMultiStepDraftBackend):
 
 @pytest.fixture
 def mini_sglang(tmp_path):
-    root = tmp_path / "tree"
-    for rel, text in FILES.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    for d in ["sglang", "sglang/srt", "sglang/srt/layers", ATTN]:
-        (root / d / "__init__.py").touch()
-    return root
+    packages = {f"{d}/__init__.py": "" for d in ["sglang", "sglang/srt", "sglang/srt/layers", ATTN]}
+    return write_files(tmp_path / "tree", {**FILES, **packages})
 
 
-def _script(name, root, tmp_path):
+def _script(name, root, tmp_path) -> subprocess.CompletedProcess:
     env = dict(os.environ, DECOUPLE_CACHE_DIR=str(tmp_path / "cache"))
-    proc = subprocess.run([sys.executable, str(REPO / "benchmarks" / name), str(root), "--repeats", "1"],
+    return subprocess.run([sys.executable, str(REPO / "benchmarks" / name), str(root), "--repeats", "1"],
                           capture_output=True, text=True, env=env, timeout=300)
+
+
+def _table(name, root, tmp_path) -> str:
+    proc = _script(name, root, tmp_path)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -90,7 +87,7 @@ def _rows(table: str) -> dict[str, str]:
 
 
 def test_phases_reports_every_stage_and_floor(mini_sglang, tmp_path):
-    rows = _rows(_script("phases.py", mini_sglang, tmp_path))
+    rows = _rows(_table("phases.py", mini_sglang, tmp_path))
     wanted = ["word index", "analysis", "rewrite and check", "total",
               "floor: analysis, rewrite and check, with every file already read, tokenised and parsed",
               "floor: a new process importing what a run imports"]
@@ -100,25 +97,21 @@ def test_phases_reports_every_stage_and_floor(mini_sglang, tmp_path):
 
 
 def test_bench_tree_times_every_command(mini_sglang, tmp_path):
-    before = {p: p.read_bytes() for p in mini_sglang.rglob("*.py")}
-    out = _script("bench_tree.py", mini_sglang, tmp_path)
+    before = tree_hashes(mini_sglang)
+    out = _table("bench_tree.py", mini_sglang, tmp_path)
     for label in ["decouple --check (cold)", "decouple --check (warm)", "decouple --check (warm, every file with a new time)",
                   "decouple --check after an edit to a file it reads", "decouple full patch run (cold)",
                   "decouple --check on the doubled tree (cold)"]:
         assert re.search(rf"^\| {re.escape(label)} \| \d+\.\d\d \|", out, re.M), label
     assert re.search(r"Doubled tree / tree \(cold --check\): \d+\.\d\dx", out)
     # The benchmark works on copies: ROOT is as it was.
-    assert {p: p.read_bytes() for p in mini_sglang.rglob("*.py")} == before
+    assert tree_hashes(mini_sglang) == before
 
 
 @pytest.mark.parametrize("script, message", [("bench_tree.py", "exited with 2: "), ("phases.py", "phases.py: class TRTLLMHAAttnBackend not found")])
 def test_scripts_stop_with_one_line_on_a_tree_without_the_classes(tmp_path, script, message):
     """The run fails, so nothing is timed: one line saying why, no traceback."""
-    root = tmp_path / "tree"
-    (root / "pkg").mkdir(parents=True)
-    (root / "pkg" / "a.py").write_text("x = 1\n")
-    env = dict(os.environ, DECOUPLE_CACHE_DIR=str(tmp_path / "cache"))
-    proc = subprocess.run([sys.executable, str(REPO / "benchmarks" / script), str(root), "--repeats", "1"],
-                          capture_output=True, text=True, env=env, timeout=300)
+    root = write_files(tmp_path / "tree", {"pkg/a.py": "x = 1\n"})
+    proc = _script(script, root, tmp_path)
     assert proc.returncode != 0
     assert message in proc.stderr and "Traceback" not in proc.stderr

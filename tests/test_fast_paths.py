@@ -23,7 +23,7 @@ from codemod import discover, word_index
 from codemod.discover import Tree
 from codemod.pipeline import analyse_all
 from codemod.rewrite import Located
-from conftest import FIXTURES
+from conftest import FIXTURES, write_files
 
 ANALYSIS = sorted(p for p in (FIXTURES / "analysis").iterdir() if (p / "expect.json").exists())
 CORPUS = sorted(p for p in (FIXTURES / "corpus").iterdir() if (p / "expect.json").exists())
@@ -85,9 +85,7 @@ def _write_tree(root: Path) -> None:
         "pkg/uni.py": "café = 1\nπ_value = café\nclass Ünïcode:\n    pass\n",
         "pkg/crlf.py": "x = 1\r\nclass Crlf:\r\n    kv_indptr = None\r\n",
     }
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8", newline="")
+    write_files(root, files)
     (root / "pkg/latin.py").write_bytes("# -*- coding: latin-1 -*-\nnaïve_name = 'é'\n".encode("latin-1"))
     (root / "pkg/bom.py").write_bytes(b"\xef\xbb\xbfbom_name = 1\n")
 

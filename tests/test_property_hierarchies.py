@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from conftest import write_files
 
 from codemod.cli import main as decouple_main
 
@@ -103,13 +104,6 @@ def hierarchies(draw):
     return {"pkg/__init__.py": "", "pkg/base.py": base, "pkg/parent.py": parent, "pkg/child.py": child, "pkg/user.py": user}, probe
 
 
-def write(root: Path, files: dict):
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
-
-
 def run_probe(root: Path, probe: str) -> str:
     proc = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True,
                           env={"PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"})
@@ -135,7 +129,7 @@ def test_random_hierarchies_behave_the_same(tmp_path_factory, n_examples):
         files, probe = case
         root = tmp_path_factory.mktemp("h")
         orig, out = root / "orig", root / "out"
-        write(orig, files)
+        write_files(orig, files)
         code = decouple_main([str(orig), "--class", "Child", "--output", str(out)])
         report = json.loads((out / "report.json").read_text())
         decision = report["classes"][0]["decision"]
@@ -146,7 +140,7 @@ def test_random_hierarchies_behave_the_same(tmp_path_factory, n_examples):
             return
         assert code == 0
         patched = root / "patched"
-        write(patched, files)
+        write_files(patched, files)
         for f in (out / "files").rglob("*.py"):
             (patched / f.relative_to(out / "files")).write_text(f.read_text())
         assert "class Child(Base)" in (patched / "pkg/child.py").read_text()
