@@ -34,6 +34,7 @@ sys.path.insert(0, str(REPO))
 
 from codemod import pipeline  # noqa: E402
 from codemod.discover import DEFAULT_CLASSES, Tree, fetch_release  # noqa: E402
+from codemod.verdict import would_decouple  # noqa: E402
 from codemod.word_index import words_in  # noqa: E402
 
 
@@ -43,9 +44,10 @@ def one_run(root: Path):
     tree = Tree.open(root)
     tree.word_index
     t1 = time.perf_counter()
-    index, analyses = pipeline.analyse_all(tree, list(DEFAULT_CLASSES), None, None)
+    index = pipeline.Index(tree)
+    analyses = pipeline.analyse_all(index, DEFAULT_CLASSES, None, None)
     t2 = time.perf_counter()
-    patches = pipeline.build_patches(index, analyses)
+    patches, _ = pipeline.build_patches(index, [a for a in analyses if would_decouple(a)])
     t3 = time.perf_counter()
     out["word index"], out["analysis"], out["rewrite and check"], out["total"] = t1 - t0, t2 - t1, t3 - t2, t3 - t0
     return out, tree, index, patches
@@ -62,11 +64,12 @@ def parse_free(tree: Tree) -> tuple[float, list[str]]:
 
     # Every module either process would parse: one untimed run in this process alone.
     with mock.patch.object(scan_worker, "PARALLEL_FROM", float("inf")):
-        index, analyses = pipeline.analyse_all(tree, list(DEFAULT_CLASSES), None, None)
+        index = pipeline.Index(tree)
+        analyses = pipeline.analyse_all(index, DEFAULT_CLASSES, None, None)
     parsed = {rel: m for rel, m in index._modules.items() if m is not None}
     for rel in tree.files:  # every file read, decoded and kept: prefilter peeks take kept texts
         tree.text(rel)
-    rewritten = {m.text for a in analyses if a.decision == "decouple" for m in (a.cls.module, a.parent.module)}
+    rewritten = {m.text for a in analyses if would_decouple(a) for m in (a.cls.module, a.parent.module)}
     csts = {text: libcst.parse_module(text) for text in rewritten}
 
     def ready(self, rel):
@@ -79,8 +82,9 @@ def parse_free(tree: Tree) -> tuple[float, list[str]]:
     with mock.patch.object(pipeline.Index, "_parse", ready), \
             mock.patch.object(libcst, "parse_module", lambda text, *a, **k: csts.get(text) or real_cst(text, *a, **k)):
         t0 = time.perf_counter()
-        index2, analyses = pipeline.analyse_all(tree, list(DEFAULT_CLASSES), None, None)
-        patches = pipeline.build_patches(index2, analyses)
+        index2 = pipeline.Index(tree)
+        analyses = pipeline.analyse_all(index2, DEFAULT_CLASSES, None, None)
+        patches, _ = pipeline.build_patches(index2, [a for a in analyses if would_decouple(a)])
         return time.perf_counter() - t0, [p.after for p in patches]
 
 

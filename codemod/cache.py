@@ -20,29 +20,38 @@ import hashlib
 import json
 from pathlib import Path
 
-from .discover import Tree, cache_dir
-from .emit import write_cache_file
+from .discover import Tree
+from .fileio import cache_dir, write_cache_file
+from .model import Result
+from .options import Options
 from .word_index import words_in
 
-_CODE_HASH: str | None = None
 KEEP = 64  # cache entries kept
 
 
 def code_hash() -> str:
-    """The tool's own source: a new version (or a local edit) never reuses old results."""
-    global _CODE_HASH
-    if _CODE_HASH is None:
-        h = hashlib.sha1()
-        for p in sorted(Path(__file__).parent.glob("*.py")):
-            h.update(p.name.encode() + p.read_bytes())
-        _CODE_HASH = h.hexdigest()
-    return _CODE_HASH
+    """The tool's own source, every module of the package: a new version (or a local edit)
+    never reuses old results."""
+    h = hashlib.sha1()
+    package = Path(__file__).parent
+    for p in sorted(package.rglob("*.py")):
+        h.update(p.relative_to(package).as_posix().encode() + p.read_bytes())
+    return h.hexdigest()
 
 
-def _entry(tree: Tree, args) -> Path:
-    key = json.dumps([code_hash(), str(tree.root), args.classes, args.parent, args.base,
-                      bool(args.analyse_only), bool(getattr(args, "emit_tests", False)), bool(getattr(args, "all_uses", False))])
-    return cache_dir() / "runs" / (hashlib.sha1(key.encode()).hexdigest() + ".json")
+class RunCache:
+    """The cache entry of one run: its key is the tool's code, ROOT and the options."""
+
+    def __init__(self, tree: Tree, options: Options):
+        self.tree = tree
+        key = json.dumps([code_hash(), str(tree.root), *options.cache_key()])
+        self.path = cache_dir() / "runs" / (hashlib.sha1(key.encode()).hexdigest() + ".json")
+
+    def load(self) -> Result | None:
+        return load(self.tree, self.path)
+
+    def store(self, result: Result) -> None:
+        store(self.tree, self.path, result)
 
 
 def _sha1(path: Path) -> str | None:
@@ -52,10 +61,7 @@ def _sha1(path: Path) -> str | None:
         return None
 
 
-def load(tree: Tree, args):
-    from .pipeline import Result
-
-    path = _entry(tree, args)
+def load(tree: Tree, path: Path) -> Result | None:
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
@@ -102,7 +108,7 @@ def _seen(tree: Tree) -> tuple[dict, dict, dict]:
     return stats, hashes, consulted
 
 
-def store(tree: Tree, args, result) -> None:
+def store(tree: Tree, path: Path, result: Result) -> None:
     stats, hashes, consulted = _seen(tree)
     data = {
         "stats": stats,
@@ -111,7 +117,7 @@ def store(tree: Tree, args, result) -> None:
         "words": sorted(tree.queried),
         "result": result.to_json(),
     }
-    _write(_entry(tree, args), data)
+    _write(path, data)
 
 
 def _write(path: Path, data: dict) -> None:

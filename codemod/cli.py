@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import __version__
 from .discover import DEFAULT_CLASSES, DEFAULT_PACKAGE, DEFAULT_VERSION, open_tree
-from .errors import EXIT_USAGE, DecoupleError, UsageError
+from .errors import EXIT_USAGE, DecoupleError
 
 HELP = f"""\
 Decouple a class from a heavyweight parent: find which members of the parent the
@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def build_verify_parser() -> argparse.ArgumentParser:
-    from .verify import add_arguments
+    from .gpu.verify import add_arguments
 
     p = argparse.ArgumentParser(
         prog="decouple verify",
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv[1:] if verify else argv)
     try:
         if verify:
-            from .verify import run_verify
+            from .gpu.verify import run_verify
 
             return run_verify(args.root, Path(args.output), args)
         # A run builds hundreds of thousands of long-lived AST nodes and frees them only at
@@ -110,17 +110,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args) -> int:
+    from .options import Options
     from .pipeline import run_pipeline
 
-    if args.force and not args.write:
-        raise UsageError("--force only applies to --write")
-    if args.write and (args.diff or args.check):
-        raise UsageError("--write cannot be combined with --diff or --check")
-    if not args.classes and not args.parent:
-        args.classes = list(DEFAULT_CLASSES)
-    tree = open_tree(args.root)
-    out = Path(args.output) if args.output else (None if (args.check or args.diff or args.write) else Path("output"))
-    return run_pipeline(tree, args, out)
+    options = Options.from_args(args)
+    return run_pipeline(open_tree(options.root), options)
 
 
 def entry() -> None:  # pragma: no cover - the console script

@@ -14,15 +14,14 @@ import re
 import subprocess
 import sys
 import tarfile
-import tokenize
 import zipfile
 from dataclasses import dataclass, field
 from functools import cached_property
-from io import BytesIO
 from pathlib import Path
 
-from .emit import staged_directory
 from .errors import UsageError
+from .fileio import cache_dir, decode_source, staged_directory
+from .word_index import WordIndex
 
 DEFAULT_PACKAGE = "sglang"
 DEFAULT_VERSION = "0.5.23"
@@ -32,15 +31,6 @@ DEFAULT_CLASSES = ("TRTLLMHAAttnBackend", "TRTLLMHAAttnMultiStepDraftBackend")
 _SKIP_DIRS = {".git", "__pycache__", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "node_modules", ".mypy_cache", ".pytest_cache"}
 # Import roots inside a checkout, most specific first.
 _IMPORT_ROOT_DIRS = ("python", "src")
-
-
-def cache_dir() -> Path:
-    env = os.environ.get("DECOUPLE_CACHE_DIR")
-    if env:
-        return Path(env)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("decouple"))
 
 
 def release_dir(package: str = DEFAULT_PACKAGE, version: str = DEFAULT_VERSION) -> Path:
@@ -112,12 +102,6 @@ def _unpack_python_files(archive: Path, dest: Path) -> None:
                     out = dest / "/".join(parts[1:])
                     out.parent.mkdir(parents=True, exist_ok=True)
                     out.write_bytes(tf.extractfile(member).read())
-
-
-def decode_source(data: bytes) -> tuple[str, str]:
-    """Decode Python source the way the interpreter does (PEP 263 cookie, BOM): (text, encoding)."""
-    encoding, _ = tokenize.detect_encoding(BytesIO(data).readline)
-    return data.decode(encoding), encoding
 
 
 @dataclass
@@ -257,10 +241,13 @@ class Tree:
         return [self.files[i] for i in sorted(hits)]
 
     @cached_property
-    def word_index(self):
-        from .word_index import WordIndex
-
+    def word_index(self) -> WordIndex:
         return WordIndex(self.root, self.files, self.index_snapshot)
+
+    def write_index_snapshot(self) -> None:
+        """Write the word index's snapshot, when this run built one (in a detached child)."""
+        if "word_index" in self.__dict__:
+            self.word_index.write_snapshot()
 
 
 def open_tree(root: str | None) -> Tree:

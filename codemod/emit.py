@@ -1,68 +1,74 @@
-"""Writing files without ever leaving one half-written."""
+"""The emit stage: print what the mode asks for, apply ``--write``, and write the patch and files.
+
+``report.py`` beside it writes ``report.json`` and ``report.md``; this module writes
+``patch.diff`` and ``files/``, and the patched files under ROOT with ``--write``.
+Everything is written atomically (``fileio``).
+"""
 
 from __future__ import annotations
 
+import difflib
 import os
 import shutil
-import tempfile
-from contextlib import contextmanager
+import subprocess
+import sys
+import time
 from pathlib import Path
 
-
-@contextmanager
-def staged_directory(target: Path, prefix: str):
-    """Yield a temporary sibling folder to fill; on success it replaces ``target`` in one rename.
-
-    An interrupted or failed fill leaves ``target`` as it was (and no temporary folder behind)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=prefix, dir=target.parent))
-    try:
-        yield staging
-        if target.exists():
-            shutil.rmtree(target)
-        staging.rename(target)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
+from . import report
+from .errors import EXIT_CHANGES, EXIT_OK, EXIT_UNSAFE, UsageError
+from .fileio import atomic_write, staged_directory
+from .model import Result
+from .options import Options
 
 
-def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Write to a temporary file in the same directory, fsync, then rename over the target."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".decouple-tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
+def emit(root: Path, options: Options, result: Result) -> int:
+    """Emit ``result`` as ``options`` says; the exit code."""
+    for line in result.summary:
+        print(line, file=sys.stderr)
+    if options.check:
+        for line in result.check_lines:
+            print(line)
+        if options.diff:
+            sys.stdout.write(result.diff)
+        if result.unsafe:
+            return EXIT_UNSAFE
+        return EXIT_CHANGES if result.changes else EXIT_OK
+    if options.diff:
+        sys.stdout.write(result.diff)
+        return EXIT_UNSAFE if result.unsafe else EXIT_OK
+    if options.write:
+        write_in_place(root, options, result)
+    out = options.output
+    if out is not None:
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+            clear_outputs(out)
+            if result.files:
+                write_outputs(out, result.files, result.diff)
+            report.write(out, result.report)
+        except OSError as exc:
+            raise UsageError(f"cannot write to {out}: {exc.strerror or exc}") from None
+    return EXIT_UNSAFE if result.unsafe else EXIT_OK
 
 
-def write_cache_file(path: Path, data: bytes, keep: int) -> None:
-    """Atomically write one cache file, keeping only the ``keep`` most recent files of its kind
-    (same folder, same suffix) beside it. A cache that cannot be written is simply not used."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, data)
-        entries = sorted(path.parent.glob("*" + path.suffix), key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in entries[keep:]:
-            old.unlink()
-    except OSError:
-        pass
+def write_in_place(root: Path, options: Options, result: Result) -> None:
+    """``--write``: replace each patched file under ROOT atomically (new files created)."""
+    dirty = git_dirty(root, [f.rel for f in result.files])
+    if dirty and not options.force:
+        raise UsageError(f"uncommitted changes in {', '.join(dirty)}; commit them or pass --force")
+    # Only the kill test sets this: it widens the window between two files' replacements.
+    pause = float(os.environ.get("DECOUPLE_TEST_WRITE_PAUSE", "0") or 0)
+    for i, f in enumerate(result.files):
+        if i and pause:
+            time.sleep(pause)
+        path = root / f.rel
+        if f.before is None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, f.after.encode(f.encoding), mode=path.stat().st_mode & 0o7777 if path.exists() else 0o644)
 
 
 def unified_diff(rel: str, before: str | None, after: str) -> str:
     """A git-style unified diff of one file (``a/`` and ``b/`` prefixes), applicable with ``git apply``."""
-    import difflib
-
     a = before.splitlines(keepends=True) if before is not None else []
     b = after.splitlines(keepends=True)
     out = [f"diff --git a/{rel} b/{rel}\n"]
@@ -77,8 +83,6 @@ def unified_diff(rel: str, before: str | None, after: str) -> str:
 
 def git_dirty(root: Path, rels: list[str]) -> list[str]:
     """Files among ``rels`` with uncommitted changes, when ROOT is inside a git work tree."""
-    import subprocess
-
     try:
         top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
     except OSError:
@@ -86,17 +90,13 @@ def git_dirty(root: Path, rels: list[str]) -> list[str]:
     if top.returncode != 0:
         return []
     proc = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", *rels], capture_output=True, text=True)
-    dirty = []
-    for line in proc.stdout.splitlines():
-        path = line[3:].strip()
-        dirty.append(path)
-    return dirty
+    return [line[3:].strip() for line in proc.stdout.splitlines()]
 
 
-def write_outputs(out_dir: Path, patches, diff_text: str) -> None:
+def write_outputs(out_dir: Path, files, diff_text: str) -> None:
     """``patch.diff`` and ``files/<rel>``: staged in a temporary folder, then moved into place."""
     with staged_directory(out_dir / "files", ".files-") as staging:
-        for p in patches:
+        for p in files:
             dest = staging / p.rel
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(p.after.encode(getattr(p, "encoding", "utf-8")))

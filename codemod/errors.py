@@ -21,6 +21,10 @@ class UsageError(DecoupleError):
 
 
 class UnsafeError(DecoupleError):
-    """The tool refuses to emit a patch: exit 3."""
+    """The tool refuses to emit a patch: exit 3. ``rule``: the id of the rule that refused."""
 
     exit_code = EXIT_UNSAFE
+
+    def __init__(self, message: str, rule: str = ""):
+        super().__init__(message)
+        self.rule = rule

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from .index import dotted_name
+from .ast_util import dotted_name, is_super_call
 
 # Calls that neither mutate their arguments nor touch global state.
 PURE_CALLS = {
@@ -22,7 +22,6 @@ MUTATORS = {
     "append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add", "discard",
     "sort", "reverse", "popitem", "fill_", "zero_", "copy_", "__setitem__",
 }
-ALLOCATORS = {"empty", "zeros", "ones", "full", "arange", "tensor", "empty_like", "zeros_like", "ones_like", "full_like", "randn", "rand"}
 
 
 @dataclass
@@ -56,10 +55,6 @@ def _chain_base(node: ast.AST, selfname: str) -> tuple[str, str] | None:
     if isinstance(cur, ast.Name):
         return ("L", cur.id) if cur.id != selfname else None
     return None
-
-
-def is_super_call(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
 
 
 def collect(node: ast.AST, selfname: str | None, locals_: set[str] | None = None) -> Facts:
@@ -265,44 +260,3 @@ def _as_load(node: ast.AST) -> ast.AST:
     if isinstance(node, ast.Subscript):
         return ast.Subscript(value=node.value, slice=node.slice, ctx=ast.Load())
     return node
-
-
-def side_effect_kind(stmt: ast.stmt, facts: Facts) -> str | None:
-    """Why dropping this statement could change more than the attributes it defines.
-
-    Returns None for statements whose only effect is defining names.
-    """
-    if isinstance(stmt, ast.Raise):
-        return "raises (a validation the decoupled class would skip)"
-    if isinstance(stmt, ast.Assert):
-        return "assertion (a validation the decoupled class would skip)"
-    if facts.external_writes:
-        return "writes state outside the instance: " + facts.external_writes[0][1]
-    for call in facts.calls:
-        name = dotted_name(call.func) or ""
-        last = name.rsplit(".", 1)[-1]
-        if isinstance(call.func, ast.Attribute) and is_super_call(call.func.value):
-            continue
-        if "environ" in name or last in ("set", "register", "putenv") or last.startswith("register"):
-            return f"global state write or registration: {name}()"
-        if last in ALLOCATORS or "alloc" in last or last == "get_buffer":
-            return f"allocation: {name}()"
-    for call in facts.calls:
-        name = dotted_name(call.func) or ""
-        last = name.rsplit(".", 1)[-1]
-        if last[:1].isupper():
-            return f"constructs {last}"
-        if isinstance(stmt, ast.Expr) and name and last not in PURE_CALLS and not _mutates_only_self(call):
-            return f"call with possible side effects: {name}()"
-    return None
-
-
-def _mutates_only_self(call: ast.Call) -> bool:
-    """self.x.append(...) and friends: the instance's own state, not an outside effect."""
-    f = call.func
-    if not (isinstance(f, ast.Attribute) and f.attr in MUTATORS):
-        return False
-    cur = f.value
-    while isinstance(cur, (ast.Attribute, ast.Subscript)):
-        cur = cur.value
-    return isinstance(cur, ast.Name) and cur.id == "self"

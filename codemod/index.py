@@ -12,44 +12,9 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from .ast_util import child_blocks, decorator_name, dotted_name, first_param, is_block_statement, is_static, resolve_relative, walk
 from .discover import Tree
 from .errors import UsageError
-
-
-def walk(node: ast.AST, parents: dict | None = None) -> list[ast.AST]:
-    """Every node under ``node``, in ``ast.walk``'s order, as a list, less the context and
-    operator singletons (``Load``, ``Add``, ...) that nothing here looks at.
-
-    A run visits millions of nodes, and ``ast.walk``'s two layers of generators cost more
-    than the work done per node; ``parents``, when given, is filled with child id -> parent.
-    """
-    out = [node]
-    append = out.append
-    i = 0
-    AST = ast.AST
-    fields_of = _NODE_FIELDS
-    while i < len(out):
-        n = out[i]
-        i += 1
-        fields = fields_of.get(n.__class__)
-        if fields is None:
-            fields = fields_of[n.__class__] = tuple(f for f in n._fields if f not in ("ctx", "op"))
-        for name in fields:
-            v = getattr(n, name, None)
-            if v.__class__ is list:
-                for c in v:
-                    if isinstance(c, AST):
-                        append(c)
-                        if parents is not None:
-                            parents[id(c)] = n
-            elif isinstance(v, AST):
-                append(v)
-                if parents is not None:
-                    parents[id(v)] = n
-    return out
-
-
-_NODE_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 @dataclass
@@ -115,7 +80,7 @@ class ClassInfo:
                 out.setdefault(stmt.target.id, Member(stmt.target.id, "class_attribute", stmt.lineno, stmt))
         for mname, fn in self.methods.items():
             selfname = first_param(fn)
-            if selfname is None or _is_static(fn):
+            if selfname is None or is_static(fn):
                 continue
             for node in walk(fn):
                 for tgt in _assign_targets(node):
@@ -203,8 +168,8 @@ class ModuleInfo:
             for s in stmts:
                 if isinstance(s, (ast.Import, ast.ImportFrom)):
                     out.add(s)
-                elif isinstance(s, (ast.If, ast.Try, ast.With)) or type(s).__name__ == "TryStar":
-                    for block in _blocks(s):
+                elif is_block_statement(s):
+                    for block in child_blocks(s):
                         visit(block)
 
         visit(self.tree.body)
@@ -219,8 +184,8 @@ class ModuleInfo:
                 if isinstance(s, ast.ClassDef):
                     bases = [self.qualify(b) for b in s.bases]
                     out.setdefault(s.name, ClassInfo(s.name, self, s, bases, conditional))
-                elif isinstance(s, (ast.If, ast.Try, ast.With)) or type(s).__name__ == "TryStar":
-                    for block in _blocks(s):
+                elif is_block_statement(s):
+                    for block in child_blocks(s):
                         visit(block, True)
 
         visit(self.tree.body, False)
@@ -374,70 +339,6 @@ class Index:
         return out
 
 
-# ---- small AST helpers shared by the analysis -------------------------------------------
-
-
-def snake_case(name: str) -> str:
-    """FlashInferAttnBackend -> flash_infer_attn_backend (for names derived from a class)."""
-    return re.sub(r"(?<!^)(?=[A-Z][a-z])", "_", name).lower()
-
-
-def dotted_name(expr: ast.AST) -> str | None:
-    parts = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if isinstance(expr, ast.Name):
-        parts.append(expr.id)
-        return ".".join(reversed(parts))
-    return None
-
-
-def decorator_name(expr: ast.AST) -> str:
-    if isinstance(expr, ast.Call):
-        expr = expr.func
-    return dotted_name(expr) or ast.unparse(expr)
-
-
-@dataclass
-class Binding:
-    """How a call binds a function's parameters (the first one, self, excluded)."""
-
-    bound: dict[str, ast.AST]  # parameter -> the argument expression the call passes
-    defaults: dict[str, ast.AST]  # parameter -> its default expression
-    opaque: bool  # the call passes *args or **kwargs: its parameters cannot be told apart
-
-
-def bind_arguments(fn: ast.FunctionDef, call: ast.Call) -> Binding:
-    """Bind ``call`` to ``fn``'s parameters; ``P.__init__(self, ...)`` passes self explicitly."""
-    args = fn.args
-    positional = args.posonlyargs + args.args
-    params = [p.arg for p in positional][1:]
-    f = call.func
-    explicit_self = (isinstance(f, ast.Attribute) and f.attr == "__init__"
-                     and not (isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Name) and f.value.func.id == "super"))
-    given = call.args[1:] if explicit_self else call.args
-    bound: dict[str, ast.AST] = dict(zip(params, given))
-    bound.update({k.arg: k.value for k in call.keywords if k.arg is not None})
-    defaults = dict(zip([p.arg for p in positional][len(positional) - len(args.defaults):], args.defaults))
-    defaults.update({p.arg: d for p, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
-    opaque = any(isinstance(g, ast.Starred) for g in given) or any(k.arg is None for k in call.keywords)
-    return Binding(bound, defaults, opaque)
-
-
-def first_param(fn: ast.FunctionDef) -> str | None:
-    args = fn.args.posonlyargs + fn.args.args
-    return args[0].arg if args else None
-
-
-def _is_static(fn: ast.FunctionDef) -> bool:
-    return any(decorator_name(d) == "staticmethod" for d in fn.decorator_list)
-
-
-def is_static(fn: ast.FunctionDef) -> bool:
-    return _is_static(fn)
-
-
 def _assign_targets(node: ast.AST) -> list[ast.AST]:
     if isinstance(node, ast.Assign):
         return list(node.targets)
@@ -470,26 +371,33 @@ def _target_names(tgt: ast.AST) -> list[str]:
     return []
 
 
-def _blocks(stmt: ast.AST) -> list[list[ast.stmt]]:
-    out = []
-    for name in ("body", "orelse", "finalbody"):
-        block = getattr(stmt, name, None)
-        if block:
-            out.append(block)
-    for h in getattr(stmt, "handlers", []) or []:
-        out.append(h.body)
-    return out
+# ---- where a node sits ---------------------------------------------------------------
 
 
-def resolve_relative(modname: str, is_package: bool, target: str | None, level: int) -> str:
-    if level == 0:
-        return target or ""
-    parts = modname.split(".")
-    if not is_package:
-        parts = parts[:-1]
-    if level > 1:
-        parts = parts[: len(parts) - (level - 1)] if level - 1 <= len(parts) else []
-    base = ".".join(parts)
-    if target:
-        return f"{base}.{target}" if base else target
-    return base
+def enclosing(mod: ModuleInfo, node: ast.AST):
+    """Yield the ancestors of a node, innermost first."""
+    par = mod.parents
+    cur = par.get(id(node))
+    while cur is not None:
+        yield cur
+        cur = par.get(id(cur))
+
+
+def enclosing_def(mod: ModuleInfo, node: ast.AST):
+    """(method, class) around a node: the function directly in a class body, and that class.
+
+    A nested function or lambda inside a method still sees the method's ``self``.
+    Outside any class, returns (innermost function or None, None).
+    """
+    inner = None
+    prev = node
+    for anc in enclosing(mod, node):
+        if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef)) and inner is None:
+            inner = anc
+        if isinstance(anc, ast.ClassDef):
+            if isinstance(prev, (ast.FunctionDef, ast.AsyncFunctionDef)) and prev in anc.body:
+                cls = mod.classes.get(anc.name)
+                return prev, (cls if cls is not None and cls.node is anc else None)
+            return inner, None
+        prev = anc
+    return inner, None

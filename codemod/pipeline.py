@@ -1,24 +1,30 @@
-"""The whole job, in order: select classes, analyse, rewrite, check, emit."""
+"""The whole job, one stage after another; each returns its result and none writes into an earlier one's.
+
+discover (``discover``, ``word_index``) -> index (``index``) -> analyse (``analyse``, with the
+slice of the parent's ``__init__``: ``slice``) -> verdict (``verdict``) -> rewrite (``rewrite``)
+-> check (``check``) -> verdict again, with any refusal as input -> report (``report``) ->
+emit (``emit``). ``decouple verify`` (``gpu/``) runs later, on a GPU machine.
+"""
 
 from __future__ import annotations
 
-import os
 import sys
 import time
-from dataclasses import asdict, dataclass
-from pathlib import Path
 
 from . import report
-from .analyse import Analyzer, ClassAnalysis
+from .analyse import Analyzer
 from .check import check_file
 from .discover import Tree
-from .emit import atomic_write, clear_outputs, git_dirty, unified_diff, write_outputs
-from .errors import EXIT_CHANGES, EXIT_OK, EXIT_UNSAFE, UnsafeError, UsageError
+from .emit import emit, unified_diff
+from .errors import UnsafeError, UsageError
 from .index import ClassInfo, Index
+from .model import ClassAnalysis, Decision, Emitted, ModulePatch, Refusal, Result
+from .options import Options
 from .scan_worker import scan_in_worker
+from .verdict import decide, would_decouple
 
 
-def select(index: Index, classes: list[str], parent_spec: str | None) -> list[tuple[ClassInfo, ClassInfo | None]]:
+def select(index: Index, classes: tuple[str, ...], parent_spec: str | None) -> list[tuple[ClassInfo, ClassInfo | None]]:
     """The (class, parent) pairs to analyse, in a stable order."""
     parent = index.lookup(parent_spec) if parent_spec else None
     out: list[tuple[ClassInfo, ClassInfo | None]] = []
@@ -60,9 +66,9 @@ class Progress:
             sys.stderr.flush()
 
 
-def analyse_all(tree: Tree, classes: list[str], parent: str | None, base: str | None,
-                all_uses: bool = False) -> tuple[Index, list[ClassAnalysis]]:
-    index = Index(tree)
+def analyse_all(index: Index, classes: tuple[str, ...], parent: str | None, base: str | None,
+                all_uses: bool = False) -> list[ClassAnalysis]:
+    """The analysis of every selected class (every other class's scan in a worker process)."""
     progress = Progress()
     analyzer = Analyzer(index, progress, all_uses)
     try:
@@ -80,7 +86,7 @@ def analyse_all(tree: Tree, classes: list[str], parent: str | None, base: str | 
         for i in range(len(pairs)):
             if isinstance(done[i], Exception):
                 raise done[i]
-        return index, [done[i] for i in range(len(pairs))]
+        return [done[i] for i in range(len(pairs))]
     finally:
         progress.close()
 
@@ -92,170 +98,86 @@ def _attempt(fn, *args):
         return exc
 
 
-def build_patches(index: Index, analyses: list[ClassAnalysis]):
-    """Rewrite each module holding a decoupled class; every patched file must pass the checks."""
+def build_patches(index: Index, candidates: list[ClassAnalysis]) -> tuple[list[ModulePatch], dict[int, Refusal]]:
+    """Rewrite each module holding a class to decouple, then check it.
+
+    Returns the patches that passed, and the refusals by class (``id`` of its analysis)."""
     from .rewrite import rewrite_module
 
     by_module: dict[str, list[ClassAnalysis]] = {}
-    for a in analyses:
-        if a.decision == "decouple":
-            by_module.setdefault(a.cls.file, []).append(a)
-    patches = []
+    for a in candidates:
+        by_module.setdefault(a.cls.file, []).append(a)
+    patches, refusals = [], {}
     for rel, group in sorted(by_module.items()):
         try:
             patch = rewrite_module(index, group)
         except UnsafeError as exc:
-            for a in group:
-                a.decision, a.reason = "unsafe", f"the rewrite was refused: {exc}"
+            refusals.update({id(a): Refusal(exc.rule, str(exc), "rewrite") for a in group})
             continue
         problem = check_file(patch.before, patch.after, rel, patch.imports_kept)
         if problem:
-            for a in group:
-                a.decision, a.reason = "unsafe", f"the patched file failed the checks: {problem}"
+            refusals.update({id(a): Refusal("", problem, "check") for a in group})
             continue
         patch.encoding = index.tree.encodings.get(rel, "utf-8")
         patches.append(patch)
-    return patches
+    return patches, refusals
 
 
-def emitted_tests(tree: Tree, analyses: list[ClassAnalysis], patches) -> list:
-    """One new test file per patched module, as a patch that creates it."""
+def regression_tests(tree: Tree, decoupled: list[ClassAnalysis], patches: list[ModulePatch]) -> list[ModulePatch]:
+    """``--emit-tests``: one new test file per patched module, as a patch that creates it."""
     from . import __version__
-    from .emit_tests import render
-    from .rewrite import ModulePatch
+    from .regression import render
 
     out = []
     for p in patches:
-        group = [a for a in analyses if a.cls.file == p.rel and a.decision == "decouple"]
+        group = [a for a in decoupled if a.cls.file == p.rel]
         rel, text = render(tree.root, group, {p.rel: p.after}, __version__)
         if (tree.root / rel).exists():
             raise UsageError(f"--emit-tests: {rel} already exists under ROOT; remove it or run without --emit-tests")
-        new = ModulePatch(rel, None, text, {})
-        new.encoding = "utf-8"
-        out.append(new)
+        out.append(ModulePatch(rel, None, text, {}))
     return out
 
 
-@dataclass
-class Emitted:
-    """One file the run would write: what emit needs, and all that the cache keeps."""
-
-    rel: str
-    before: str | None  # None: a new file
-    after: str
-    encoding: str = "utf-8"
-
-
-@dataclass
-class Result:
-    """Everything a run decided, independent of the mode it emits in (so it can be cached)."""
-
-    report: dict
-    files: list[Emitted]
-    diff: str
-    summary: list[str]  # "Class: decision: reason", for stderr
-    check_lines: list[str]  # "file:line: Class would be decoupled from Parent: why"
-    unsafe: bool
-    changes: bool
-
-    def to_json(self) -> dict:
-        return {**asdict(self), "files": [asdict(f) for f in self.files]}
-
-    @classmethod
-    def from_json(cls, data: dict) -> "Result":
-        return cls(**{**data, "files": [Emitted(**f) for f in data["files"]]})
-
-
-def compute(tree: Tree, args) -> Result:
-    index, analyses = analyse_all(tree, args.classes, args.parent, args.base, getattr(args, "all_uses", False))
-    patches = [] if args.analyse_only else build_patches(index, analyses)
-    unsafe = any(a.decision == "unsafe" for a in analyses)
+def compute(tree: Tree, options: Options) -> Result:
+    index = Index(tree)
+    analyses = analyse_all(index, options.classes, options.parent, options.base, options.all_uses)
+    candidates = [a for a in analyses if would_decouple(a)]
+    patches, refusals = ([], {}) if options.analyse_only else build_patches(index, candidates)
+    verdicts = [decide(a, refusals.get(id(a))) for a in analyses]
+    unsafe = any(v.decision == Decision.UNSAFE for v in verdicts)
     if unsafe:
         patches = []  # all or nothing: never emit half of a refactor
-    if patches and getattr(args, "emit_tests", False):
-        patches += emitted_tests(tree, analyses, patches)
-    extra = {}
-    for p in patches:
-        for name, plan in p.plans.items():
-            extra.setdefault(name, []).extend(plan.inlined)
-            extra[name].extend(f"import kept although unused here: `{k}` (re-exported, or imported from this module elsewhere)" for k in p.imports_kept)
-        if p.imports_added or p.imports_removed:
-            for name in p.plans:
-                extra.setdefault(name, []).extend(
-                    [f"import added: `{i}`" for i in p.imports_added] + [f"import removed: `{r}`" for r in p.imports_removed]
-                )
-    rep = report.build(tree.root, analyses)
-    for c in rep["classes"]:
-        c["inlined"] = extra.get(c["name"], [])
-    if patches:
-        rep["checks"] = [{"file": p.rel, "result": "parses, compiles, no new pyflakes findings" if p.before is not None else "new regression test (--emit-tests)"} for p in patches]
+    if patches and options.emit_tests:
+        patches += regression_tests(tree, candidates, patches)
+    pairs = list(zip(analyses, verdicts))
     return Result(
-        report=rep,
+        report=report.build(tree.root, pairs, patches),
         files=[Emitted(p.rel, p.before, p.after, p.encoding) for p in patches],
         diff="".join(unified_diff(p.rel, p.before, p.after) for p in patches),
-        summary=[f"{a.cls.name}: {a.decision}: {a.reason}" for a in analyses],
-        check_lines=[f"{a.cls.file}:{a.cls.line}: {a.cls.name} would be decoupled from {a.parent.name}: {a.reason}"
-                     for a in analyses if a.decision == "decouple"],
+        summary=[f"{a.cls.name}: {v.decision}: {v.reason}" for a, v in pairs],
+        check_lines=[f"{a.cls.file}:{a.cls.line}: {a.cls.name} would be decoupled from {a.parent.name}: {v.reason}"
+                     for a, v in pairs if v.decision == Decision.DECOUPLE],
         unsafe=unsafe,
-        changes=any(a.decision == "decouple" for a in analyses),
+        changes=any(v.decision == Decision.DECOUPLE for v in verdicts),
     )
 
 
-def run_pipeline(tree: Tree, args, out: Path | None) -> int:
-    from . import cache
+def run_pipeline(tree: Tree, options: Options) -> int:
+    from .cache import RunCache
 
-    result = None if args.no_cache else cache.load(tree, args)
+    cache = None if options.no_cache else RunCache(tree, options)
+    result = cache.load() if cache is not None else None
     if result is not None:
         print("decouple: reused the previous run's result (no file it depends on changed)", file=sys.stderr)
     else:
-        if not args.no_cache:
+        if cache is not None:
             from .word_index import snapshot_path
 
             tree.index_snapshot = snapshot_path(tree.root)
-        result = compute(tree, args)
-        if not args.no_cache:
-            cache.store(tree, args, result)
+        result = compute(tree, options)
+        if cache is not None:
+            cache.store(result)
     try:
-        return emit(tree, args, out, result)
+        return emit(tree.root, options, result)
     finally:
-        from .word_index import write_pending
-
-        write_pending()
-
-
-def emit(tree: Tree, args, out: Path | None, result: Result) -> int:
-    for line in result.summary:
-        print(line, file=sys.stderr)
-    if args.check:
-        for line in result.check_lines:
-            print(line)
-        if args.diff:
-            sys.stdout.write(result.diff)
-        if result.unsafe:
-            return EXIT_UNSAFE
-        return EXIT_CHANGES if result.changes else EXIT_OK
-    if args.diff:
-        sys.stdout.write(result.diff)
-        return EXIT_UNSAFE if result.unsafe else EXIT_OK
-    if args.write:
-        dirty = git_dirty(tree.root, [f.rel for f in result.files])
-        if dirty and not args.force:
-            raise UsageError(f"uncommitted changes in {', '.join(dirty)}; commit them or pass --force")
-        # Only the kill test sets this: it widens the window between two files' replacements.
-        pause = float(os.environ.get("DECOUPLE_TEST_WRITE_PAUSE", "0") or 0)
-        for i, f in enumerate(result.files):
-            if i and pause:
-                time.sleep(pause)
-            path = tree.root / f.rel
-            if f.before is None:
-                path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, f.after.encode(f.encoding), mode=path.stat().st_mode & 0o7777 if path.exists() else 0o644)
-    if out is not None:
-        try:
-            clear_outputs(out)
-            if result.files:
-                write_outputs(out, result.files, result.diff)
-            report.write(out, result.report)
-        except OSError as exc:
-            raise UsageError(f"cannot write to {out}: {exc.strerror or exc}") from None
-    return EXIT_UNSAFE if result.unsafe else EXIT_OK
+        tree.write_index_snapshot()

@@ -2,12 +2,15 @@
 
 report.json schema (keys are only ever added, never renamed):
 {"tool": {"name", "version"}, "root", "classes": [{"name", "qualname", "file", "line",
- "parent", "new_base", "decision": "decouple"|"decline"|"unsafe", "reason",
+ "parent", "new_base", "decision": "decouple"|"decline"|"unsafe", "reason", "rule", "refused_by"?,
  "reuse": {"members_used", "members_total", "ratio"},
- "kept": [{"member", "kind", "evidence": [{"file", "line", "use"}]}],
+ "kept": [{"member", "kind", "evidence": [{"file", "line", "use", "rule"}]}],
  "dropped": [{"member", "kind"}],
- "dropped_side_effects": [{"file", "line", "code", "why"}],
- "hazards": [{"file", "line", "what"}], ...}]}
+ "dropped_side_effects": [{"file", "line", "code", "why", "rule"}],
+ "hazards": [{"file", "line", "what", "rule"}], "inlined": [str], ...}], "checks"?: [{"file", "result"}]}
+
+Every "rule" is a rule id of ``codemod/rules/`` (``docs/rules.md``). The report is built once,
+from the analyses, their verdicts and the patches.
 """
 
 from __future__ import annotations
@@ -16,12 +19,13 @@ import json
 from pathlib import Path
 
 from . import TOOL_NAME, __version__
-from .analyse import ClassAnalysis
+from .fileio import atomic_write
+from .model import ClassAnalysis, ModulePatch, Verdict
 
 KIND_ORDER = {"instance_attribute": 0, "class_attribute": 1, "property": 2, "method": 3}
 
 
-def class_entry(a: ClassAnalysis) -> dict:
+def class_entry(a: ClassAnalysis, v: Verdict, inlined: list[str]) -> dict:
     cls = a.cls
     members = a.members
     kept = [
@@ -41,8 +45,8 @@ def class_entry(a: ClassAnalysis) -> dict:
         "line": cls.line,
         "parent": a.parent.cli_name if a.parent else None,
         "new_base": _cli(a.base),
-        "decision": a.decision,
-        "reason": a.reason,
+        "decision": str(v.decision),
+        "reason": v.reason,
         "nothing_to_do": a.nothing_to_do,
         "reuse": a.reuse,
         "init_reuse": a.init_reuse,
@@ -55,7 +59,11 @@ def class_entry(a: ClassAnalysis) -> dict:
             for s in a.super_calls
         ],
         "skipped_files": [{"file": f, "why": w} for f, w in sorted(a.skipped_files.items())],
+        "inlined": inlined,
+        "rule": v.rule,
     }
+    if v.refused_by:
+        entry["refused_by"] = v.refused_by
     return entry
 
 
@@ -67,18 +75,36 @@ def _cli(qual: str) -> str:
 def _dedup(items):
     seen, out = set(), []
     for i in items:
-        key = tuple(sorted(i.as_dict().items()))
+        key = i.key()
         if key not in seen:
             seen.add(key)
             out.append(i)
     return out
 
 
-def build(root: Path, analyses: list[ClassAnalysis], extra: dict | None = None) -> dict:
-    rep = {"tool": {"name": TOOL_NAME, "version": __version__}, "root": str(root), "classes": [class_entry(a) for a in analyses]}
-    if extra:
-        rep.update(extra)
+def build(root: Path, judged: list[tuple[ClassAnalysis, Verdict]], patches: list[ModulePatch]) -> dict:
+    """The report of a run: each class with its verdict, and what the patches did."""
+    inlined = _inlined(patches)
+    rep = {"tool": {"name": TOOL_NAME, "version": __version__}, "root": str(root),
+           "classes": [class_entry(a, v, inlined.get(a.cls.name, [])) for a, v in judged]}
+    if patches:
+        rep["checks"] = [{"file": p.rel, "result": "parses, compiles, no new pyflakes findings" if p.before is not None else "new regression test (--emit-tests)"} for p in patches]
     return rep
+
+
+def _inlined(patches: list[ModulePatch]) -> dict[str, list[str]]:
+    """Class name -> what its rewrite did, as the report lists it."""
+    out: dict[str, list[str]] = {}
+    for p in patches:
+        for name, plan in p.plans.items():
+            out.setdefault(name, []).extend(plan.inlined)
+            out[name].extend(f"import kept although unused here: `{k}` (re-exported, or imported from this module elsewhere)" for k in p.imports_kept)
+        if p.imports_added or p.imports_removed:
+            for name in p.plans:
+                out.setdefault(name, []).extend(
+                    [f"import added: `{i}`" for i in p.imports_added] + [f"import removed: `{r}`" for r in p.imports_removed]
+                )
+    return out
 
 
 def render_md(rep: dict) -> str:
@@ -177,8 +203,6 @@ def _md(s: str) -> str:
 
 
 def write(out_dir: Path, rep: dict) -> None:
-    from .emit import atomic_write
-
     out_dir.mkdir(parents=True, exist_ok=True)
     atomic_write(out_dir / "report.json", (json.dumps(rep, indent=2) + "\n").encode())
     atomic_write(out_dir / "report.md", render_md(rep).encode())

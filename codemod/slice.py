@@ -12,42 +12,20 @@ folded, and the branch that cannot run is neither kept nor reported.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from .ast_util import Pos, bind_arguments, dotted_name, first_param, is_docstring, is_super_call, pos, walk
+from .facts import Facts, collect
+from .model import SideEffect, SliceResult
+from .rules import (
+    effect_allocation, effect_call, effect_construction, effect_outside_write, effect_registration, effect_validation,
+    keep_constructor_dispatch, keep_init_slice_defines, keep_init_slice_reads, rewrite_fuse_loops, rewrite_read_through,
+    unsafe_dynamic_access,
+)
+from .rules.rewrite_fold_constants import fold
 
-from .facts import Facts, collect, is_super_call, side_effect_kind
-from .index import walk
-
-Pos = tuple[int, int]
-
-
-def pos(node: ast.AST) -> Pos:
-    return (node.lineno, node.col_offset)
-
-
-@dataclass
-class Fusion:
-    """A parent loop that appends to ``self.L`` whose elements the subclass overwrites one by one."""
-
-    attr: str
-    parent_loop: ast.For
-    child_loop: ast.For
-    child_store: ast.Assign  # self.L[i] = E2 inside child_loop
-
-
-@dataclass
-class SliceResult:
-    kept: set[Pos] = field(default_factory=set)
-    dead: set[Pos] = field(default_factory=set)  # never runs for the subclass (folded)
-    reads_attrs: dict[str, list[int]] = field(default_factory=dict)  # needed at entry, with lines
-    calls_methods: dict[str, list[int]] = field(default_factory=dict)
-    free_locals: set[str] = field(default_factory=set)  # parameters (or globals) the slice reads
-    dropped: list[tuple[ast.stmt, str]] = field(default_factory=list)  # (statement, side effect)
-    total: int = 0
-    kept_count: int = 0
-    dynamic: list[tuple[int, str]] = field(default_factory=list)
-    fusions: list[Fusion] = field(default_factory=list)
-    folded: dict[int, bool] = field(default_factory=dict)  # line of a constant ``if`` -> branch taken
-
+# The side-effect rules, in the order their matches are tried: statement-level ones first,
+# then, call by call, the named writes and allocations, then, call by call, the rest.
+_STATEMENT_EFFECTS = (effect_validation, effect_outside_write)
+_CALL_EFFECTS = ((effect_registration, effect_allocation), (effect_construction, effect_call))
 
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)
 
@@ -71,7 +49,7 @@ class Slicer:
     # ---- public ----------------------------------------------------------
     def run(self, needed_attrs: set[str]) -> SliceResult:
         live = {("A", a) for a in needed_attrs}
-        body = [s for s in self.fn.body if not _is_docstring(s)]
+        body = [s for s in self.fn.body if not is_docstring(s)]
         live = self._block(body, live)
         self.res.free_locals = {n for k, n in live if k == "L"}
         for k, n in live:
@@ -105,29 +83,8 @@ class Slicer:
             return f
         return Facts()
 
-    # ---- folding ---------------------------------------------------------
     def fold(self, test: ast.AST):
-        """True/False when the test is constant for the subclass, else None."""
-        if isinstance(test, ast.Constant):
-            return bool(test.value)
-        if isinstance(test, ast.Name) and test.id in self.consts:
-            return bool(self.consts[test.id])
-        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            v = self.fold(test.operand)
-            return None if v is None else not v
-        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
-            left, right = test.left, test.comparators[0]
-            if self._is_own_class(left) and isinstance(right, (ast.Name, ast.Attribute)) and ast.unparse(right).split(".")[-1] in self.foreign:
-                return isinstance(test.ops[0], (ast.IsNot, ast.NotEq))
-        return None
-
-    def _is_own_class(self, e: ast.AST) -> bool:
-        if isinstance(e, ast.Attribute) and e.attr == "__class__" and isinstance(e.value, ast.Name) and e.value.id == self.selfname:
-            return True
-        return (
-            isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "type"
-            and len(e.args) == 1 and isinstance(e.args[0], ast.Name) and e.args[0].id == self.selfname
-        )
+        return fold(test, self.consts, self.foreign, self.selfname)
 
     # ---- liveness --------------------------------------------------------
     def _use(self, live: set, f: Facts, line: int):
@@ -248,14 +205,14 @@ class Slicer:
         return live
 
     def _report(self, s: ast.stmt):
-        why = side_effect_kind(s, self.facts(s))
-        if why:
-            self.res.dropped.append((s, why))
+        found = side_effect(s, self.facts(s))
+        if found:
+            self.res.dropped.append((s, found[1], found[0]))
 
     def _count(self, stmts):
         for s in stmts:
             for n in walk(s):
-                if isinstance(n, ast.stmt) and not isinstance(n, _COMPOUND) and not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and pos(n) not in self.res.dead and not _is_docstring(n):
+                if isinstance(n, ast.stmt) and not isinstance(n, _COMPOUND) and not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and pos(n) not in self.res.dead and not is_docstring(n):
                     self.res.total += 1
                     if pos(n) in self.res.kept:
                         self.res.kept_count += 1
@@ -266,5 +223,82 @@ def _merge(a: Facts, b: Facts):
         getattr(a, k).update(getattr(b, k))
 
 
-def _is_docstring(s: ast.stmt) -> bool:
-    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
+def side_effect(stmt: ast.stmt, facts: Facts) -> tuple[str, str] | None:
+    """(rule id, why) when dropping this statement could change more than the attributes it
+    defines; None for statements whose only effect is defining names."""
+    for rule in _STATEMENT_EFFECTS:
+        why = rule.match(stmt, facts)
+        if why:
+            return rule.ID, why
+    for rules in _CALL_EFFECTS:
+        for call in facts.calls:
+            name = dotted_name(call.func) or ""
+            last = name.rsplit(".", 1)[-1]
+            if rules is _CALL_EFFECTS[0] and isinstance(call.func, ast.Attribute) and is_super_call(call.func.value):
+                continue
+            for rule in rules:
+                why = rule.match_call(name, last, stmt, call)
+                if why:
+                    return rule.ID, why
+    return None
+
+
+# ---- the slice as the analysis runs it -------------------------------------------------
+
+
+def slice_parent_init(st) -> None:
+    """Slice P.__init__ for what C needs now, and keep what the kept statements need (DC105-DC107).
+
+    Called again after each round of the closure, since a newly kept member may need more."""
+    a = st.a
+    init = a.parent_init
+    owner = a.parent_init_owner
+    if init is None or not st.init_runs:
+        a.init_slice = None
+        return
+    sn = first_param(init)
+    needed = {
+        n for n in a.kept
+        if a.members[n][0].kind == "instance_attribute" and any(meth == "__init__" for meth, _ in a.members[n][0].assigned_in)
+    }
+    a.init_consts = _bind_consts(init, a.super_init_call) if a.super_init_call is not None else {}
+    foreign = {c.name for c in a.chain} | {a.base.rsplit(".", 1)[-1]}
+    # P's super().__init__() reaches B, or, with other bases beside P, the next class in C's MRO.
+    keep_super = a.base not in ("builtins.object", "object") or len(a.cls.bases) > 1
+    a.fusions = rewrite_fuse_loops.find(a, init, sn) if a.super_init_stmt is not None else []
+    skip = {pos(f.parent_loop) for f in a.fusions}
+    a.read_through = rewrite_read_through.find(st.index, a, init, sn) if a.fusions else {}
+    res = Slicer(init, sn, consts=a.init_consts, foreign_classes=foreign, keep_super=keep_super, skip=skip,
+                 replace={p: v for p, (v, _) in a.read_through.items()}).run(needed)
+    if a.fusions and any(rewrite_fuse_loops.read_after(init, f.parent_loop, f.attr, res, sn, a.read_through) for f in a.fusions):
+        a.fusions, a.read_through = [], {}
+        res = Slicer(init, sn, consts=a.init_consts, foreign_classes=foreign, keep_super=keep_super).run(needed)
+    a.read_through = {p: v for p, v in a.read_through.items() if p in res.kept}
+    a.init_slice = res
+    for f in a.fusions:
+        res.fusions.append(f)
+    keep_init_slice_reads.reads(st, res, init, owner)
+    for meth, lines in sorted(res.calls_methods.items()):
+        if meth in st.child_defines:
+            keep_constructor_dispatch.run(st, meth, lines, owner)
+        elif meth in a.members:
+            keep_init_slice_reads.call(st, meth, lines, owner)
+    keep_init_slice_defines.run(st, res, init, sn, owner)
+    a.side_effects = [
+        SideEffect(owner.file, s.lineno, owner.module.lines[s.lineno - 1].strip(), why, rule)
+        for s, why, rule in res.dropped
+    ]
+    for f in a.fusions:
+        a.side_effects.append(rewrite_fuse_loops.side_effect(a, owner, f))
+    for line, what in collect(init, sn).dynamic:
+        unsafe_dynamic_access.record(a, owner.file, line, f"{what} in {owner.name}.__init__ (it may define attributes nobody can list)")
+
+
+def _bind_consts(pinit: ast.FunctionDef, call: ast.Call) -> dict[str, object]:
+    """Parameters of P.__init__ bound to literals by C's super().__init__(...) call, or by defaults."""
+    b = bind_arguments(pinit, call)
+    if b.opaque:
+        return {}
+    out = {n: v.value for n, v in b.bound.items() if isinstance(v, ast.Constant)}
+    out.update({n: d.value for n, d in b.defaults.items() if n not in b.bound and isinstance(d, ast.Constant)})
+    return out

@@ -21,7 +21,7 @@ import sys
 from array import array
 from pathlib import Path
 
-from .emit import write_cache_file
+from .fileio import cache_dir, decode_source, write_cache_file
 
 # Identifier characters (ASCII letters, digits, "_", and every byte of a non-ASCII
 # character) stay; all else becomes a space. Runs of these are a superset of identifiers.
@@ -37,8 +37,6 @@ def words_in(data: bytes) -> set[bytes]:
     """The identifier-like words of a file's bytes (a superset of its identifiers)."""
     if data[:3] == b"\xef\xbb\xbf" or b"coding" in data[:300]:
         # Possibly not UTF-8 (PEP 263): take the words of the decoded text.
-        from .discover import decode_source
-
         try:
             data = decode_source(data)[0].encode("utf-8")
         except (UnicodeDecodeError, SyntaxError, LookupError):
@@ -130,13 +128,13 @@ class WordIndex:
         self.files = files
         self.code = _code(len(files))
         self.reused = 0  # files whose words came from the snapshot
+        self.pending: Path | None = None  # where this index's snapshot is still to be written
         old = _load(snapshot) if snapshot is not None else None
         if old is None:
             parts, found = _index(root, files, list(range(len(files))), {})
             self._parts = [(p, None) for p in parts]
             self.meta = [found.get(i) for i in range(len(files))]
-            if snapshot is not None:
-                _write_later(snapshot, self._payload)
+            self.pending = snapshot
             return
         old_files, old_meta, old_index = old
         where = {rel: j for j, rel in enumerate(old_files)}
@@ -164,8 +162,8 @@ class WordIndex:
         self._parts = [(old_index, mapping)] + [(p, None) for p in parts]
         self.meta = meta
         self.reused = sum(1 for i in mapping if i >= 0)
-        if snapshot is not None and (stale or len(files) != len(old_files)):
-            _write_later(snapshot, self._payload)
+        if stale or len(files) != len(old_files):
+            self.pending = snapshot
 
     def ids(self, word: str) -> set[int]:
         return self._ids(word.encode("utf-8"))
@@ -183,6 +181,33 @@ class WordIndex:
                 out.update(k for k in (mapping[j] for j in got) if k >= 0)
         return out
 
+    def write_snapshot(self, wait: bool = False) -> None:
+        """Write this run's snapshot, when it made one, without making anyone wait for it.
+
+        Called when the run's work is done: a forked child, at the lowest priority, with its
+        standard streams detached, so that neither the run's memory peak, nor its time, nor a
+        pipe reading its output waits for the write. Without fork it is written here.
+        ``wait``: wait for the child (tests, and callers that read the cache next).
+        """
+        path, self.pending = self.pending, None
+        if path is None:
+            return
+        if not hasattr(os, "fork"):
+            write_cache_file(path, self._payload(), KEEP)
+            return
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            try:
+                devnull = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(devnull, fd)
+                os.nice(19)
+                write_cache_file(path, self._payload(), KEEP)
+            finally:
+                os._exit(0)
+        if wait:
+            os.waitpid(pid, 0)
+
     def _payload(self) -> bytes:
         """The snapshot of this index, in this tree's file numbers."""
         meta = self.meta
@@ -196,8 +221,6 @@ class WordIndex:
 
 
 def snapshot_path(root: Path) -> Path:
-    from .discover import cache_dir
-
     # marshal's format may change between Python versions: one snapshot per version.
     name = hashlib.sha1(f"{root}\0{sys.version_info[:2]}".encode()).hexdigest()
     return cache_dir() / "index" / (name + ".marshal")
@@ -212,51 +235,3 @@ def _load(path: Path):
     if version != SNAPSHOT_VERSION or len(files) != len(meta):
         return None
     return files, meta, index
-
-
-_pending: list[tuple[Path, object]] = []  # (where, a function making the bytes)
-_writers: list[int] = []
-
-
-def _write_later(path: Path, payload) -> None:
-    """Keep a snapshot to write once the run is done (``write_pending``)."""
-    _pending.append((path, payload))
-
-
-def write_pending() -> None:
-    """Write the snapshots this run made without making anyone wait for them.
-
-    Called when the run's work is done: a forked child, at the lowest priority, with its
-    standard streams detached, so that neither the run's memory peak, nor its time, nor a
-    pipe reading its output waits for the write. Without fork, they are written here.
-    """
-    jobs = list(_pending)
-    _pending.clear()
-    if not jobs:
-        return
-    if hasattr(os, "fork"):
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child
-            try:
-                devnull = os.open(os.devnull, os.O_RDWR)
-                for fd in (0, 1, 2):
-                    os.dup2(devnull, fd)
-                os.nice(19)
-                for path, payload in jobs:
-                    write_cache_file(path, payload(), KEEP)
-            finally:
-                os._exit(0)
-        _writers.append(pid)
-        return
-    for path, payload in jobs:
-        write_cache_file(path, payload(), KEEP)
-
-
-def wait_for_writers() -> None:
-    """Write what is pending and wait for the writers (tests, and callers that read the cache next)."""
-    write_pending()
-    while _writers:
-        try:
-            os.waitpid(_writers.pop(), 0)
-        except ChildProcessError:
-            pass

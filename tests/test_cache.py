@@ -67,13 +67,12 @@ def _fresh_lookups(root, words):
 
 
 def _snapshot_lookups(root, snapshot, words):
-    from codemod import word_index
     from codemod.discover import Tree
 
     tree = Tree.open(root)
     tree.index_snapshot = snapshot
     out = {w: tree.files_with_words((w,)) for w in words}
-    word_index.wait_for_writers()
+    tree.word_index.write_snapshot(wait=True)
     return out, tree.word_index.reused
 
 

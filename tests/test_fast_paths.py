@@ -21,8 +21,10 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from codemod import discover, word_index
 from codemod.discover import Tree
+from codemod.cst_util import Located
+from codemod.index import Index
 from codemod.pipeline import analyse_all
-from codemod.rewrite import Located
+from codemod.verdict import decide
 from conftest import FIXTURES, write_files
 
 ANALYSIS = sorted(p for p in (FIXTURES / "analysis").iterdir() if (p / "expect.json").exists())
@@ -30,9 +32,9 @@ CORPUS = sorted(p for p in (FIXTURES / "corpus").iterdir() if (p / "expect.json"
 
 
 def _decisions(root: Path, classes: list[str], parent: str | None, all_uses: bool):
-    index, analyses = analyse_all(Tree.open(root), classes, parent, None, all_uses)
+    analyses = analyse_all(Index(Tree.open(root)), classes, parent, None, all_uses)
     return {
-        a.cls.name: (a.decision, sorted(a.kept), sorted(n for n in a.members if n not in a.kept) if a.parent else [],
+        a.cls.name: (decide(a).decision, sorted(a.kept), sorted(n for n in a.members if n not in a.kept) if a.parent else [],
                      {n: {(e.file, e.line) for e in evs} for n, evs in a.kept.items()})
         for a in analyses
     }
@@ -210,16 +212,15 @@ def _trees():
 def _every_subclass_report(root: Path):
     """The report over every class of the tree that has a base, in one run."""
     from codemod import report
-    from codemod.index import Index
 
     tree = Tree.open(root)
     index = Index(tree)
     names = sorted({c.name for rel in tree.files if (m := index.module(rel)) for c in m.classes.values() if c.bases})
     try:
-        _, analyses = analyse_all(Tree.open(root), names, None, None)
+        analyses = analyse_all(Index(Tree.open(root)), names, None, None)
     except Exception as exc:
         return f"{type(exc).__name__}: {exc}"
-    return json.dumps(report.build(root, analyses), sort_keys=True)
+    return json.dumps(report.build(root, [(a, decide(a)) for a in analyses], []), sort_keys=True)
 
 
 @pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="workers need fork")
@@ -232,8 +233,8 @@ def test_scans_in_a_worker_give_the_report_of_one_process(root, monkeypatch):
     alone = _every_subclass_report(root)
     monkeypatch.setattr(scan_worker, "PARALLEL_FROM", 1)
     replayed = []
-    real = Analyzer._replay
-    monkeypatch.setattr(Analyzer, "_replay", lambda self, a, s: (replayed.append(a.cls.name), real(self, a, s)))
+    real = Analyzer.replay
+    monkeypatch.setattr(Analyzer, "replay", lambda self, st, s: (replayed.append(st.a.cls.name), real(self, st, s)))
     assert _every_subclass_report(root) == alone
     _REPLAYED.extend(replayed)
 
@@ -262,4 +263,4 @@ def test_an_error_surfaces_in_class_order_with_a_worker(tmp_path, monkeypatch, o
     for parallel_from in (10**9, 1):
         monkeypatch.setattr(scan_worker, "PARALLEL_FROM", parallel_from)
         with pytest.raises(UsageError, match=expected):
-            analyse_all(Tree.open(tmp_path), order, None, None)
+            analyse_all(Index(Tree.open(tmp_path)), order, None, None)

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.gpu
 def _cuda() -> str | None:
     if importlib.util.find_spec("torch") is None:
         return "torch is not installed"
-    from codemod.verify import cuda_available
+    from codemod.gpu.verify import cuda_available
 
     if not cuda_available():
         return "no CUDA device"
@@ -37,7 +37,7 @@ SKIP = _cuda()
 def verified(tmp_path_factory):
     if SKIP:
         pytest.skip(f"GPU verification needs CUDA: {SKIP}")
-    from codemod.verify import installed_sglang
+    from codemod.gpu.verify import installed_sglang
 
     out = Path(os.environ.get("DECOUPLE_GPU_OUT") or tmp_path_factory.mktemp("gpu-out"))
     root = tmp_path_factory.mktemp("sglang-root")

@@ -5,7 +5,7 @@
 1. the original side is the SGLang installed in this environment (on the lent H200,
    the bundle's); the patched side is a copy of that package with ``DIR/files``
    laid over it, in its own import root;
-2. ``codemod.gpu_worker`` runs the kit once per side, each in a fresh process, and
+2. ``codemod.gpu.worker`` runs the kit once per side, each in a fresh process, and
    the original side a second time, so that a kernel that is not deterministic
    from run to run shows its own spread (the bound for original vs patched);
 3. the results go to ``DIR/verify.json`` and a table in ``DIR/report.md``.
@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from .errors import UsageError
+from ..errors import UsageError
 
 SIDES = ("original", "patched", "original_again")
 MiB = 1 << 20
@@ -76,7 +76,7 @@ def run_side(side: str, work: Path, import_root: Path | None, args, log) -> dict
     env["PYTHONPATH"] = os.pathsep.join(paths)
     env.pop("SGLANG_SRC", None)
     env["PYTHONUNBUFFERED"] = "1"
-    cmd = [sys.executable, "-m", "codemod.gpu_worker", "--side", side, "--out", str(work),
+    cmd = [sys.executable, "-m", "codemod.gpu.worker", "--side", side, "--out", str(work),
            "--head-dim", str(args.head_dim), "--hidden-size", str(args.hidden_size), "--repeats", str(args.repeats)]
     t0 = time.time()
     with open(work / f"worker_{side}.log", "w") as fh:

@@ -1,14 +1,28 @@
-"""Imports of a rewritten module: add what the inlined code needs, remove what became unused.
+"""DC607 imports: add the imports the new code lacks, remove the ones the rewrite left unused.
 
-pyflakes says which names the rewritten module now lacks and which imports it
-no longer uses; the edits are made on the libcst tree. (libcst's
-``AddImportsVisitor`` places new imports right after ``__future__`` imports and
-does not merge into an import block that follows a string statement, as
-SGLang's modules have; its remover leaves ``Name)`` behind a dropped alias.
-So the two edits here keep the block's order and black's layout instead.) A name the parent's module imports only under ``TYPE_CHECKING`` is
-added under ``TYPE_CHECKING`` here too. An import that became unused stays when
-the module re-exports it through ``__all__`` or another module of the checkout
-imports it from here.
+## What it does
+pyflakes says which names the rewritten module now lacks and which imports it no longer
+uses. A missing name is imported from where the parent's module gets it (under
+``if TYPE_CHECKING:`` when the parent imports it only there), or from the parent's module
+when it is defined there. An import that became unused is removed, unless the module
+re-exports it through ``__all__`` or another module of the checkout imports it from here.
+New imports go into the module's import block in isort's order, merged into an existing
+``from module import ...`` line, in black's layout.
+
+## Why
+The inlined and copied code must find the same names; leftovers would fail the checks.
+
+## Known problems
+A name that the class's module already binds to something else is not detected (the
+inlined code would use the class module's binding). libcst's ``AddImportsVisitor`` places
+new imports right after ``__future__`` imports and does not merge into an import block
+that follows a string statement, as SGLang's modules have; its remover leaves ``Name)``
+behind a dropped alias. So the two edits here keep the block's order and black's layout
+instead.
+
+## Fix safety
+Refuses (DC510) a missing name that neither module defines. The check stage confirms no
+new pyflakes finding.
 """
 
 from __future__ import annotations
@@ -17,9 +31,15 @@ import ast
 import re
 
 import libcst as cst
-from .check import findings, names_of
-from .errors import UnsafeError
-from .index import Index, ModuleInfo
+
+from ..ast_util import child_blocks, resolve_relative
+from ..check import findings, names_of
+from ..cst_util import code_of
+from ..errors import UnsafeError
+from ..index import Index, ModuleInfo
+
+ID = "DC607"
+NAME = "imports"
 
 
 def type_checking_names(mod: ModuleInfo) -> set[str]:
@@ -36,10 +56,8 @@ def type_checking_names(mod: ModuleInfo) -> set[str]:
                 visit(s.body, g)
                 visit(s.orelse, guarded)
             elif isinstance(s, (ast.Try, ast.With)):
-                for block in (getattr(s, "body", []), getattr(s, "orelse", []), getattr(s, "finalbody", [])):
+                for block in child_blocks(s):
                     visit(block, guarded)
-                for h in getattr(s, "handlers", []):
-                    visit(h.body, guarded)
 
     visit(mod.tree.body, False)
     return inside - outside
@@ -76,15 +94,11 @@ def add_missing(tree: cst.Module, before: str, filename: str, cmod: ModuleInfo, 
                 spec = (src.name, name, None, False)
                 break
         if spec is None:
-            raise UnsafeError(f"{filename}: the inlined code uses {name!r}, which neither module defines")
+            raise UnsafeError(f"{filename}: the inlined code uses {name!r}, which neither module defines", ID)
         module, obj, asname, guarded = spec
         added.append(f"{'from ' + module + ' import ' + obj if obj else 'import ' + module}{' as ' + asname if asname else ''}{' (under TYPE_CHECKING)' if guarded else ''}")
         tree = add_import(tree, module, obj, asname, type_checking=guarded, here=(cmod.name, cmod.is_package))
     return tree, added
-
-
-def code_of(node) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 def _import_module(stmt) -> str | None:
@@ -169,8 +183,6 @@ def _absolute(stmt, here) -> str | None:
     mod = _import_module(stmt)
     if mod is None or not mod.startswith("~") or here is None:
         return mod
-    from .index import resolve_relative
-
     imp = stmt.body[0]
     target = code_of(imp.module) if imp.module is not None else None
     return resolve_relative(here[0], here[1], target, len(imp.relative))
@@ -292,8 +304,6 @@ def _all_names(mod: ModuleInfo) -> set[str]:
 
 
 def _imported_elsewhere(index: Index, cmod: ModuleInfo, name: str) -> bool:
-    from .index import resolve_relative
-
     rx = re.compile(rf"\b{re.escape(name)}\b")
     # "from <...>.mod import name" names the module itself, unless the module is a package
     # that its own submodules import from as "from . import name".

@@ -1,0 +1,168 @@
+"""Small helpers over the standard ``ast`` that every stage shares.
+
+One walker (``walk``), one block walker (``child_blocks``), and the name and call helpers
+the analysis and the rewrite both need, so that both read a statement the same way.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+Pos = tuple[int, int]
+
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def walk(node: ast.AST, parents: dict | None = None) -> list[ast.AST]:
+    """Every node under ``node``, in ``ast.walk``'s order, as a list, less the context and
+    operator singletons (``Load``, ``Add``, ...) that nothing here looks at.
+
+    A run visits millions of nodes, and ``ast.walk``'s two layers of generators cost more
+    than the work done per node; ``parents``, when given, is filled with child id -> parent.
+    """
+    out = [node]
+    append = out.append
+    i = 0
+    AST = ast.AST
+    fields_of = _NODE_FIELDS
+    while i < len(out):
+        n = out[i]
+        i += 1
+        fields = fields_of.get(n.__class__)
+        if fields is None:
+            fields = fields_of[n.__class__] = tuple(f for f in n._fields if f not in ("ctx", "op"))
+        for name in fields:
+            v = getattr(n, name, None)
+            if v.__class__ is list:
+                for c in v:
+                    if isinstance(c, AST):
+                        append(c)
+                        if parents is not None:
+                            parents[id(c)] = n
+            elif isinstance(v, AST):
+                append(v)
+                if parents is not None:
+                    parents[id(v)] = n
+    return out
+
+
+BLOCK_STATEMENTS = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While) + (
+    (ast.TryStar,) if hasattr(ast, "TryStar") else ()
+)
+
+
+def child_blocks(stmt: ast.AST) -> list[list[ast.stmt]]:
+    """The statement blocks directly inside a compound statement, in a fixed order:
+    body, else, finally, then each handler's body (and each ``match`` case's)."""
+    out = []
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(stmt, name, None)
+        if block and isinstance(block, list):
+            out.append(block)
+    for h in getattr(stmt, "handlers", []) or []:
+        out.append(h.body)
+    for c in getattr(stmt, "cases", []) or []:
+        out.append(c.body)
+    return out
+
+
+def is_block_statement(s: ast.AST) -> bool:
+    """if/try/with at module level: the statements whose blocks still define module names."""
+    return isinstance(s, (ast.If, ast.Try, ast.With)) or type(s).__name__ == "TryStar"
+
+
+def pos(node: ast.AST) -> Pos:
+    return (node.lineno, node.col_offset)
+
+
+def snake_case(name: str) -> str:
+    """FlashInferAttnBackend -> flash_infer_attn_backend (for names derived from a class)."""
+    return re.sub(r"(?<!^)(?=[A-Z][a-z])", "_", name).lower()
+
+
+def dotted_name(expr: ast.AST) -> str | None:
+    parts = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if isinstance(expr, ast.Name):
+        parts.append(expr.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def decorator_name(expr: ast.AST) -> str:
+    if isinstance(expr, ast.Call):
+        expr = expr.func
+    return dotted_name(expr) or ast.unparse(expr)
+
+
+def first_param(fn: ast.FunctionDef) -> str | None:
+    args = fn.args.posonlyargs + fn.args.args
+    return args[0].arg if args else None
+
+
+def is_static(fn: ast.FunctionDef) -> bool:
+    return any(decorator_name(d) == "staticmethod" for d in fn.decorator_list)
+
+
+def is_super_call(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+
+
+def is_docstring(s: ast.stmt) -> bool:
+    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
+
+
+def span(node: ast.AST | None) -> int:
+    """Lines a node covers (0 for none)."""
+    if node is None:
+        return 0
+    return (getattr(node, "end_lineno", node.lineno) or node.lineno) - node.lineno + 1
+
+
+def rebound(fn: ast.FunctionDef, name: str) -> bool:
+    """Whether ``fn`` assigns ``name`` anywhere."""
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in walk(fn))
+
+
+@dataclass
+class Binding:
+    """How a call binds a function's parameters (the first one, self, excluded)."""
+
+    bound: dict[str, ast.AST]  # parameter -> the argument expression the call passes
+    defaults: dict[str, ast.AST]  # parameter -> its default expression
+    opaque: bool  # the call passes *args or **kwargs: its parameters cannot be told apart
+
+
+def bind_arguments(fn: ast.FunctionDef, call: ast.Call) -> Binding:
+    """Bind ``call`` to ``fn``'s parameters; ``P.__init__(self, ...)`` passes self explicitly."""
+    args = fn.args
+    positional = args.posonlyargs + args.args
+    params = [p.arg for p in positional][1:]
+    f = call.func
+    explicit_self = isinstance(f, ast.Attribute) and f.attr == "__init__" and not is_super_call(f.value)
+    given = call.args[1:] if explicit_self else call.args
+    bound: dict[str, ast.AST] = dict(zip(params, given))
+    bound.update({k.arg: k.value for k in call.keywords if k.arg is not None})
+    defaults = dict(zip([p.arg for p in positional][len(positional) - len(args.defaults):], args.defaults))
+    defaults.update({p.arg: d for p, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    opaque = any(isinstance(g, ast.Starred) for g in given) or any(k.arg is None for k in call.keywords)
+    return Binding(bound, defaults, opaque)
+
+
+def resolve_relative(modname: str, is_package: bool, target: str | None, level: int) -> str:
+    """The absolute module of ``from <level dots><target> import ...`` inside ``modname``."""
+    if level == 0:
+        return target or ""
+    parts = modname.split(".")
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)] if level - 1 <= len(parts) else []
+    base = ".".join(parts)
+    if target:
+        return f"{base}.{target}" if base else target
+    return base

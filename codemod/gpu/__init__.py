@@ -1,0 +1,6 @@
+"""The verify stage: SGLang's own attention kit on the original and the patched sources, on a CUDA GPU.
+
+SGLang-specific, unlike the rest of the package: ``verify`` drives the runs and compares
+them, ``worker`` runs one side in its own process. Only the standard library is needed to
+import either (torch only inside a run), so they work where libcst is not installed.
+"""

@@ -1,0 +1,47 @@
+"""The run's options: built once from the command line, frozen, read by every stage and the cache key."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .discover import DEFAULT_CLASSES
+from .errors import UsageError
+
+
+@dataclass(frozen=True)
+class Options:
+    root: str | None = None  # None: the pinned SGLang release
+    classes: tuple[str, ...] = ()
+    parent: str | None = None
+    base: str | None = None
+    output: Path | None = None  # None: write no output folder
+    diff: bool = False
+    check: bool = False
+    write: bool = False
+    force: bool = False
+    analyse_only: bool = False
+    emit_tests: bool = False
+    all_uses: bool = False
+    no_cache: bool = False
+
+    @classmethod
+    def from_args(cls, args) -> "Options":
+        """From the parsed command line; a combination that makes no sense is a usage error."""
+        if args.force and not args.write:
+            raise UsageError("--force only applies to --write")
+        if args.write and (args.diff or args.check):
+            raise UsageError("--write cannot be combined with --diff or --check")
+        classes = tuple(args.classes) if (args.classes or args.parent) else DEFAULT_CLASSES
+        quiet = args.check or args.diff or args.write
+        output = Path(args.output) if args.output else (None if quiet else Path("output"))
+        return cls(
+            root=args.root, classes=classes, parent=args.parent, base=args.base, output=output,
+            diff=args.diff, check=args.check, write=args.write, force=args.force,
+            analyse_only=args.analyse_only, emit_tests=args.emit_tests, all_uses=args.all_uses,
+            no_cache=args.no_cache,
+        )
+
+    def cache_key(self) -> list:
+        """What a cached result depends on, beyond the tree and the tool's own code."""
+        return [list(self.classes), self.parent, self.base, self.analyse_only, self.emit_tests, self.all_uses]

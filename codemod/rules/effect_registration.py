@@ -1,0 +1,27 @@
+"""DC403 dropped-registration: report a dropped write to global state or a registration.
+
+## What it does
+Lists each dropped statement of the parent's ``__init__`` that calls something named
+like a registration or a global write: ``os.environ`` and friends, ``*.set(...)``,
+``putenv``, ``register*``.
+
+## Why
+A registry or the environment may be read elsewhere; the class no longer writes it.
+
+## Known problems
+Recognised by name only.
+
+## Fix safety
+Reported only.
+"""
+
+from __future__ import annotations
+
+ID = "DC403"
+NAME = "dropped-registration"
+
+
+def match_call(name: str, last: str, stmt, call) -> str | None:
+    if "environ" in name or last in ("set", "register", "putenv") or last.startswith("register"):
+        return f"global state write or registration: {name}()"
+    return None

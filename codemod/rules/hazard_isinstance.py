@@ -1,0 +1,60 @@
+"""DC201 isinstance-check: decline when an ``isinstance``/``issubclass`` naming the parent would stop matching the class.
+
+## What it does
+Finds ``isinstance(x, P)`` and ``issubclass(x, P)`` (``P`` alone or in a tuple) anywhere in
+the tree. Unless the same test also names the class or one of the ancestors it keeps, or
+(for ``isinstance``) ``x`` cannot be an instance of the class, or the check sits in the
+parent's own code that is not copied, it is a hazard that changes meaning.
+
+## Why
+After reparenting, ``isinstance(c, P)`` is False for an instance ``c`` of the class: code
+that branched on it takes the other branch.
+
+## Known problems
+``except P:``, ``pytest.raises(P)``, ``type(x) is P`` and class patterns in ``match`` are not
+covered yet. A check outside the tree (P exported to other packages) cannot be seen.
+
+## Fix safety
+The class is declined (DC503); nothing is rewritten.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..ast_util import dotted_name
+from ..model import Hazard, Receiver
+from ..state import inside_any
+
+ID = "DC201"
+NAME = "isinstance-check"
+
+
+def check(st, flow, mod, rel: str, node: ast.AST) -> bool:
+    """Record a hazard for ``node`` when it is such a check; True when ``node`` is an isinstance/issubclass call."""
+    a, p = st.a, st.a.parent
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "issubclass") and len(node.args) == 2):
+        return False
+    types = type_refs(mod, node.args[1])
+    if p.qualname not in types:
+        return True
+    if a.cls.qualname in types or any(t in set(st.index.ancestors(a.cls)) - {x.qualname for x in a.chain} for t in types if t != p.qualname):
+        return True
+    if node.func.id == "isinstance":
+        verdict, _ = flow.receiver(mod, node.args[0], node)
+        if verdict == Receiver.NO or inside_any(mod, node, {id(p.node)}) and not _in_kept_method(a, mod, node):
+            return True
+    a.hazards.append(Hazard(rel, node.lineno, f"{ast.unparse(node)[:100]} would no longer match {a.cls.name} after reparenting", rule=ID))
+    return True
+
+
+def type_refs(mod, spec: ast.AST) -> list[str]:
+    elts = spec.elts if isinstance(spec, (ast.Tuple, ast.List)) else [spec]
+    return [mod.qualify(e) for e in elts if dotted_name(e)]
+
+
+def _in_kept_method(a, mod, node: ast.AST) -> bool:
+    from ..typing_flow import enclosing_class
+
+    fn, owner = enclosing_class(mod, node)
+    return fn is not None and fn.name in a.kept

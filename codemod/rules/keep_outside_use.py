@@ -1,0 +1,97 @@
+"""DC108 outside-use: keep a parent member that code elsewhere reads on an object that may be the class.
+
+## What it does
+Searches the whole tree for ``.X`` (and ``getattr``/``hasattr``/``setattr`` with the literal
+name ``"X"``) for every parent member not yet kept, and types each receiver
+(``codemod/typing_flow.py``). A use on a receiver that is, or may be, an instance of the
+class keeps the member; the evidence says how the receiver was typed. Uses inside the
+parent's own code that no longer runs on the class do not count. By default the search
+for a member stops at its first use (``--all-uses`` lists every one).
+
+## Why
+Other code reads attributes of the class's instances (a runner reading
+``backend.max_context_len``); dropping such a member breaks it at run time.
+
+## Known problems
+A receiver is taken to be *not* the class only when that is clear (an ``isinstance``
+guard, an annotation, every assignment of the name or attribute, every call site of a
+parameter, or another attribute read on it that the class lacks); anything unclear
+counts as a use, so members may be kept on uses that can never see the class.
+Writes count only for properties (a write elsewhere needs the setter).
+
+## Fix safety
+Keeping is always safe.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from ..model import Evidence, Receiver, Scanned
+from ..state import inside_any
+
+ID = "DC108"
+NAME = "outside-use"
+
+
+def run(st, out: Scanned) -> bool:
+    """Search the tree; False when there was nothing to search for (every candidate kept)."""
+    a = st.a
+    satisfied = st.satisfied()
+    cands = sorted(n for n in a.members if n not in a.kept and not satisfied(n) and not n.startswith("__"))
+    if not cands:
+        return False
+    from ..typing_flow import Flow
+
+    flow = st.flow = Flow(st.index, a.cls, site_filter=st.in_dropped_parent_code)
+    rx = re.compile(r"(?:\.|['\"])(" + "|".join(re.escape(c) for c in cands) + r")\b")
+    cand_set = set(cands)
+    chain_nodes = {id(c.node) for c in a.chain} | {id(a.cls.node)}
+    chain_files = {c.file for c in a.chain} | {a.cls.file}
+    tree = st.index.tree
+    files = tree.grep(rx, words=tuple(cands))
+    for i, rel in enumerate(files):
+        if st.progress:
+            st.progress(i + 1, len(files), f"uses of {a.parent.name}'s members")
+        # A file whose every mention is of members already kept is not even parsed
+        # (most of the cost of a run is parsing).
+        if not st.all_uses and set(rx.findall(tree.peek(rel) or "")) <= set(a.kept):
+            continue
+        mod = st.index.module(rel)
+        if mod is None:
+            a.skipped_files[rel] = st.index.syntax_errors.get(rel) or tree.unreadable.get(rel, "unreadable")
+            continue
+        for node in mod.nodes:
+            hit = attr_use(node, cand_set)
+            if hit is None:
+                continue
+            name, recv, how, line = hit
+            if name in a.kept and not st.all_uses:
+                continue
+            if rel in chain_files and inside_any(mod, node, chain_nodes):
+                continue
+            verdict, note = flow.receiver(mod, recv, node)
+            if verdict == Receiver.NO:
+                continue
+            kind = a.members[name][0].kind
+            if how == "write" and kind not in ("property",):
+                continue
+            sure = "an instance of" if verdict == Receiver.YES else "possibly an instance of"
+            ev = Evidence(rel, line, f"{how} of .{name} on {ast.unparse(recv)[:60]} ({sure} {a.cls.name}; {note})", ID)
+            st.need(name, ev)
+            out.needs.append((name, ev))
+    return True
+
+
+def attr_use(node: ast.AST, names: set[str]):
+    """(name, receiver, how, line) for ``recv.name`` or getattr/hasattr/setattr(recv, "name"), else None."""
+    if isinstance(node, ast.Attribute) and node.attr in names:
+        how = "write" if isinstance(node.ctx, ast.Store) else "read"
+        return node.attr, node.value, how, getattr(node, "end_lineno", node.lineno)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr", "setattr") and len(node.args) >= 2:
+        lit = node.args[1]
+        if isinstance(lit, ast.Constant) and lit.value in names:
+            how = "write" if node.func.id == "setattr" else f"{node.func.id}()"
+            return lit.value, node.args[0], how, lit.lineno
+    return None

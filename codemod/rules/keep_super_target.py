@@ -1,0 +1,46 @@
+"""DC102 super-call-target: keep the parent method that a ``super().m()`` in the class runs.
+
+## What it does
+For every ``super().m(...)`` in the class's methods (other than ``super().__init__`` in
+``__init__``, which the inline rule handles), records where the call resolves after
+reparenting. When ``m`` is defined by the parent (or a class between it and the new
+base), ``m`` is kept and the call is recorded as reaching the parent.
+
+## Why
+Such a call runs the parent's code at run time. The verdict rule DC502 then declines:
+the parent's logic is really reused.
+
+## Known problems
+``super(C, self).m()`` is treated like ``super().m()``; a ``super()`` object stored in a
+variable and used later is not seen.
+
+## Fix safety
+Keeping is safe; the verdict declines before anything is rewritten.
+"""
+
+from __future__ import annotations
+
+from ..ast_util import first_param
+from ..facts import collect
+from ..model import Evidence, SuperCall
+
+ID = "DC102"
+NAME = "super-call-target"
+
+
+def run(st) -> None:
+    a, cls = st.a, st.a.cls
+    for name, fn in cls.methods.items():
+        sn = first_param(fn)
+        for line, meth in collect(fn, sn).super_calls:
+            if name == "__init__" and meth == "__init__":
+                continue
+            owner = next((c for c in a.chain if meth in c.methods), None)
+            if owner is not None:
+                res, reaches = f"{owner.name}.{meth}", True
+                st.super_reached.add(meth)
+                st.need(meth, Evidence(cls.file, line, f"super().{meth}() in {cls.name}.{name} runs {owner.name}.{meth} at run time", ID))
+            else:
+                b = st.base_member(meth)
+                res, reaches = (f"{b[1].name}.{meth}" if b else f"{a.base.rsplit('.', 1)[-1]}.{meth}"), False
+            a.super_calls.append(SuperCall(cls.file, line, meth, name, res, reaches))

@@ -1,0 +1,69 @@
+"""DC605 copy-members: copy the kept class attributes, methods and properties of the parent into the class.
+
+## What it does
+Every kept member of the parent that is not an instance attribute is copied into the
+class, in the parent's order: class attributes after the class's own leading statements,
+methods and properties (setters and deleters included) at the end, each with its
+decorators, docstring and comments, under a marker comment naming its origin.
+
+## Why
+After reparenting, the class no longer inherits them, and something uses them.
+
+## Known problems
+Refuses (DC510) a method that uses a name-mangled attribute (``self.__x``: its meaning
+depends on the class it is written in), and members of a parent in another module than
+the first parent's.
+
+## Fix safety
+Safe: the copied code is the parent's, byte for byte, now found on the class itself.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from ..ast_util import walk
+from ..cst_util import BLANK, comment_line
+from ..errors import UnsafeError
+from .verdict_already_decoupled import MARKER
+
+ID = "DC605"
+NAME = "copy-members"
+
+
+def apply(ctx, body):
+    a = ctx.a
+    attrs, methods = [], []
+    for name in sorted(a.kept, key=lambda n: a.members[n][0].line):
+        m, owner = a.members[name]
+        if owner.module.rel != ctx.pinfo.rel:
+            raise UnsafeError(f"{name} comes from {owner.name} in another module; only one parent module at a time is supported", ID)
+        origin = f"{MARKER} {owner.name}.{name}"
+        if m.kind == "class_attribute":
+            node = ctx.p.lines[id(ctx.p.stmt(m.node))]
+            attrs.append(node.with_changes(leading_lines=[BLANK, comment_line(origin)] + [l for l in node.leading_lines if l.comment is not None]))
+            ctx.plan.inlined.append(f"class attribute `{name}` (its value differs from the new base's)")
+        elif m.kind in ("method", "property"):
+            nodes = [n for n in owner.node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
+            for i, n in enumerate(nodes):
+                if _mangled(n):
+                    raise UnsafeError(f"{owner.name}.{name} uses a name-mangled attribute ({_mangled(n)}); copying it into {a.cls.name} would change its meaning", ID)
+                node = ctx.p.stmt(n)
+                lead = [BLANK] + ([comment_line(origin)] if i == 0 else []) + [l for l in node.leading_lines if l.comment is not None]
+                methods.append(node.with_changes(leading_lines=lead))
+            ctx.plan.inlined.append(f"{m.kind} `{name}`")
+    if attrs:
+        idx = 0
+        while idx < len(body) and not isinstance(body[idx], (cst.FunctionDef, cst.ClassDef)):
+            idx += 1
+        body = body[:idx] + attrs + body[idx:]
+    return body + methods
+
+
+def _mangled(fn: ast.FunctionDef) -> str:
+    for n in walk(fn):
+        if isinstance(n, ast.Attribute) and n.attr.startswith("__") and not n.attr.endswith("__"):
+            return n.attr
+    return ""

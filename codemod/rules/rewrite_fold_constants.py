@@ -1,0 +1,67 @@
+"""DC602 fold-constants: drop the branch of an ``if`` in the parent's ``__init__`` that cannot run for the class.
+
+## What it does
+While slicing the parent's ``__init__``, an ``if`` whose test is constant for the class is
+folded: ``self.__class__ is P`` / ``type(self) == P`` (false for the class, and for any
+class between P and the new base), a parameter that the class's ``super().__init__(...)``
+call binds to a literal (or that keeps a literal default), ``not`` of those, and literal
+tests. The branch that runs is inlined without its ``if``; the other is neither kept nor
+reported.
+
+## Why
+Code that can never run for the class is not worth copying, and its side effects are not
+the class's.
+
+## Known problems
+A parameter reassigned before the test is still folded by its bound value only when the
+slice proves it is never reassigned (the inline rule binds it otherwise). ``isinstance``
+tests are not folded.
+
+## Fix safety
+Safe: the folded test has the same value on every construction of the class.
+"""
+
+from __future__ import annotations
+
+import ast
+
+ID = "DC602"
+NAME = "fold-constants"
+
+
+def fold(test: ast.AST, consts: dict[str, object], foreign: set[str], selfname: str):
+    """True/False when the test is constant for the subclass, else None."""
+    if isinstance(test, ast.Constant):
+        return bool(test.value)
+    if isinstance(test, ast.Name) and test.id in consts:
+        return bool(consts[test.id])
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        v = fold(test.operand, consts, foreign, selfname)
+        return None if v is None else not v
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
+        left, right = test.left, test.comparators[0]
+        if _is_own_class(left, selfname) and isinstance(right, (ast.Name, ast.Attribute)) and ast.unparse(right).split(".")[-1] in foreign:
+            return isinstance(test.ops[0], (ast.IsNot, ast.NotEq))
+    return None
+
+
+def _is_own_class(e: ast.AST, selfname: str) -> bool:
+    if isinstance(e, ast.Attribute) and e.attr == "__class__" and isinstance(e.value, ast.Name) and e.value.id == selfname:
+        return True
+    return (
+        isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "type"
+        and len(e.args) == 1 and isinstance(e.args[0], ast.Name) and e.args[0].id == selfname
+    )
+
+
+def branch(st, folded: dict[int, bool], line: int):
+    """The libcst statements of the branch that runs, for a folded ``if`` (``st``)."""
+    import libcst as cst
+
+    if folded[line]:
+        return st.body.body
+    if isinstance(st.orelse, cst.Else):
+        return list(st.orelse.body.body)
+    if isinstance(st.orelse, cst.If):
+        return [st.orelse.with_changes(leading_lines=[])]
+    return []

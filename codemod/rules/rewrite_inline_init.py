@@ -1,0 +1,301 @@
+"""DC601 inline-init: replace ``super().__init__(...)`` with the kept statements of the parent's ``__init__``.
+
+## What it does
+The class's ``super().__init__(...)`` (or ``P.__init__(self, ...)``) becomes the statements
+of the parent's ``__init__`` that the slice kept, in their order, under a marker comment.
+The parent's parameters are bound to what the class passes: a parameter never reassigned
+and bound to a literal or a name is substituted; any other becomes a local assignment
+first. Locals of the slice that clash with names the class's ``__init__`` uses are renamed
+with the parent's name as a suffix. A class without ``__init__`` gets one with the
+parent's signature (unless a decorator such as ``@dataclass`` writes it). Folded branches
+(DC602), fused loops (DC603) and read-through values (DC604) are applied here.
+
+## Why
+The class keeps exactly the construction work it depends on, and nothing else runs.
+
+## Known problems
+Refuses (DC510) when the class forwards ``*args``/``**kwargs`` to the parent (parameters
+cannot be bound), or when a parameter the slice reads is not bound. Free names of the
+inlined code are looked up in the class's module as they are (the imports rule adds
+what is missing).
+
+## Fix safety
+Safe within the slice's guarantees: every kept attribute is assigned by the same
+statements, in the same order, from the same arguments.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from ..ast_util import bind_arguments, decorator_name, dotted_name, first_param, is_super_call, pos, snake_case, walk
+from ..cst_util import BLANK, comment_line, rename
+from ..errors import UnsafeError
+from . import rewrite_fold_constants, rewrite_fuse_loops, rewrite_read_through
+from .verdict_already_decoupled import MARKER
+
+ID = "DC601"
+NAME = "inline-init"
+INIT_GENERATORS = {"dataclass", "dataclasses.dataclass", "attr.s", "attr.attrs", "attrs.define", "attr.define", "define", "frozen", "attrs.frozen", "mutable"}
+
+
+# ---- analysis ---------------------------------------------------------------------
+
+
+def find_super_init(init: ast.FunctionDef, parent) -> tuple[ast.stmt | None, ast.Call | None]:
+    """The statement of C.__init__ that calls P's __init__ (through super() or by name), and the call."""
+    for node in walk(init):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            call = node.value
+            f = call.func
+            if isinstance(f, ast.Attribute) and f.attr == "__init__":
+                if is_super_call(f.value):
+                    return node, call
+                if dotted_name(f.value) and dotted_name(f.value).rsplit(".", 1)[-1] == parent.name:
+                    return node, call
+    return None, None
+
+
+def generates_init(cls) -> bool:
+    """A class decorator such as @dataclass writes an __init__ that does not call the parent's."""
+    if "__init__" in cls.methods:
+        return False
+    return any(decorator_name(d) in INIT_GENERATORS for d in cls.node.decorator_list)
+
+
+# ---- rewrite ----------------------------------------------------------------------
+
+
+def init_block(ctx) -> list[cst.BaseStatement]:
+    """P.__init__'s kept statements, bound to C's call, ready to stand in for super().__init__()."""
+    a = ctx.a
+    pinit = a.parent_init
+    sl = a.init_slice
+    if pinit is None or sl is None or not sl.kept:
+        return []
+    stmts = _filter(ctx, ctx.p.stmt(pinit).body.body, dict(sl.folded))
+    if not stmts:
+        return []
+    mapping, prelude = _bindings(ctx, pinit)
+    stmts = [rename(s, mapping) for s in prelude + stmts]
+    stmts = [rewrite_fuse_loops.retarget_annotation(a.fusions, s) for s in stmts]
+    owner = a.parent_init_owner
+    note = f"{MARKER} {owner.name}.__init__ ({owner.file.rsplit('/', 1)[-1]}): only what {a.cls.name} uses"
+    first = stmts[0]
+    stmts[0] = first.with_changes(leading_lines=[comment_line(note)] + [l for l in first.leading_lines if l.comment is not None])
+    ctx.plan.inlined.append(f"{sl.kept_count} of {sl.total} statements of `{owner.name}.__init__` (in place of `super().__init__(...)`)")
+    return stmts
+
+
+def _filter(ctx, stmts, folded: dict[int, bool]) -> list[cst.BaseStatement]:
+    kept = ctx.a.init_slice.kept
+    kept_lines = {p[0] for p in kept}
+    out: list[cst.BaseStatement] = []
+    for st in stmts:
+        if isinstance(st, cst.SimpleStatementLine):
+            smalls = [rewrite_read_through.apply(ctx.a, s, ctx.p.pos_of.get(id(s))) for s in st.body if ctx.p.pos_of.get(id(s)) in kept]
+            if smalls:
+                smalls[-1] = smalls[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+                out.append(st.with_changes(body=smalls))
+            continue
+        line = ctx.p.line_of.get(id(st))
+        if line not in kept_lines:
+            continue
+        if isinstance(st, cst.If) and line in folded:
+            inner = _filter(ctx, rewrite_fold_constants.branch(st, folded, line), folded)
+            if inner:
+                comments = [l for l in st.leading_lines if l.comment is not None]
+                inner[0] = inner[0].with_changes(leading_lines=comments + list(inner[0].leading_lines))
+            out.extend(inner)
+            continue
+        out.append(_filter_compound(ctx, st, folded))
+    return out
+
+
+def _filter_compound(ctx, st, folded):
+    def block(b):
+        inner = _filter(ctx, b.body, folded) or [cst.SimpleStatementLine([cst.Pass()])]
+        return b.with_changes(body=inner)
+
+    def orelse(o):
+        inner = _filter(ctx, o.body.body, folded)
+        return o.with_changes(body=o.body.with_changes(body=inner)) if inner else None
+
+    if isinstance(st, cst.If):
+        new = st.with_changes(body=block(st.body))
+        if isinstance(st.orelse, cst.If):
+            if ctx.p.line_of.get(id(st.orelse)) in {p[0] for p in ctx.a.init_slice.kept}:
+                return new.with_changes(orelse=_filter_compound(ctx, st.orelse, folded))
+            return new.with_changes(orelse=None)
+        if isinstance(st.orelse, cst.Else):
+            return new.with_changes(orelse=orelse(st.orelse))
+        return new
+    if isinstance(st, (cst.For, cst.While)):
+        new = st.with_changes(body=block(st.body))
+        if st.orelse is not None:
+            new = new.with_changes(orelse=orelse(st.orelse))
+        return new
+    if isinstance(st, cst.With):
+        return st.with_changes(body=block(st.body))
+    if isinstance(st, (cst.Try, cst.TryStar)):
+        handlers = [h.with_changes(body=block(h.body)) for h in st.handlers]
+        new = st.with_changes(body=block(st.body), handlers=handlers)
+        if st.orelse is not None:
+            new = new.with_changes(orelse=orelse(st.orelse))
+        if st.finalbody is not None:
+            new = new.with_changes(finalbody=st.finalbody.with_changes(body=block(st.finalbody.body)))
+        return new
+    return st
+
+
+def _bindings(ctx, pinit: ast.FunctionDef) -> tuple[dict[str, cst.BaseExpression], list[cst.BaseStatement]]:
+    """Bind P.__init__'s parameters (and self) to what C passes; rename clashing locals."""
+    a = ctx.a
+    sl = a.init_slice
+    mapping: dict[str, cst.BaseExpression] = {}
+    prelude: list[cst.BaseStatement] = []
+    psn = first_param(pinit)
+    cinit = a.cls.methods.get("__init__")
+    csn = first_param(cinit) if cinit is not None else psn
+    if psn != csn:
+        mapping[psn] = cst.Name(csn)
+    if cinit is None:
+        return mapping, prelude
+    call = a.super_init_call
+    params = [p.arg for p in pinit.args.posonlyargs + pinit.args.args][1:]
+    assigned = _assigned_names(pinit, sl)
+    child_names = _clashing_names(cinit, a.super_init_stmt)
+    # Locals of the slice that C's __init__ also uses get a distinct name.
+    suffix = snake_case(ctx.pname)
+    for name in sorted(assigned - set(params)):
+        if name in child_names:
+            mapping[name] = cst.Name(f"{name}_{suffix}")
+    free = set(sl.free_locals) & (set(params) | {p.arg for p in pinit.args.kwonlyargs})
+    if not free:
+        return mapping, prelude
+    binding = bind_arguments(pinit, call)
+    if binding.opaque:
+        raise UnsafeError(f"{a.cls.name} forwards *args/**kwargs to {ctx.pname}.__init__, so its parameters cannot be bound", ID)
+    bound, defaults = binding.bound, binding.defaults
+    cmod_text = a.cls.module.text
+    for name in sorted(free):
+        expr = bound.get(name, defaults.get(name))
+        if expr is None:
+            raise UnsafeError(f"{ctx.pname}.__init__ parameter {name!r} is not bound by {a.cls.name}'s super().__init__ call", ID)
+        source = ast.get_source_segment(cmod_text if name in bound else ctx.pinfo.text, expr)
+        if isinstance(expr, ast.Name) and expr.id == name:
+            continue
+        if name not in assigned and (isinstance(expr, ast.Constant) or isinstance(expr, ast.Name)):
+            mapping[name] = cst.parse_expression(source)  # fold: the parameter is never reassigned
+            continue
+        local = name if name not in child_names else f"{name}_{suffix}"
+        if local != name:
+            mapping[name] = cst.Name(local)
+        prelude.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(local))], cst.parse_expression(source))]))
+    return mapping, prelude
+
+
+def rewrite_init(ctx, fn: cst.FunctionDef, inlined: list[cst.BaseStatement]) -> cst.FunctionDef:
+    """C's __init__ with the inlined block in place of its super().__init__ line, and fused stores."""
+    a = ctx.a
+    target = ctx.c.stmt(a.super_init_stmt) if a.super_init_stmt is not None else None
+    line = ctx.c.lines.get(id(target)) if target is not None else None
+    fusion_stores = {id(ctx.c.stmt(f.child_store)): f for f in a.fusions}
+
+    def block(stmts):
+        out = []
+        for st in stmts:
+            if st is line:
+                if inlined:
+                    first = inlined[0]
+                    carried = [l for l in st.leading_lines]
+                    out.append(first.with_changes(leading_lines=carried + list(first.leading_lines)))
+                    out.extend(inlined[1:])
+                continue
+            if isinstance(st, cst.SimpleStatementLine):
+                smalls = [fusion_stores.get(id(s)) and rewrite_fuse_loops.append_form(s) or s for s in st.body]
+                out.append(st.with_changes(body=smalls))
+                continue
+            out.append(_map_blocks(st, block))
+        return out
+
+    body = block(list(fn.body.body)) or [cst.SimpleStatementLine([cst.Pass()])]
+    ctx.plan.inlined.extend(rewrite_fuse_loops.report_lines(a.fusions, ctx.pname))
+    return fn.with_changes(body=fn.body.with_changes(body=body))
+
+
+def add_init(ctx, body, inlined):
+    """A new __init__ with P's signature for a class that had none."""
+    pinit = ctx.a.parent_init
+    params = ctx.p.stmt(pinit).params
+    fn = cst.FunctionDef(
+        name=cst.Name("__init__"),
+        params=params,
+        body=cst.IndentedBlock(inlined or [cst.SimpleStatementLine([cst.Pass()])]),
+        leading_lines=[BLANK] if any(isinstance(s, (cst.FunctionDef, cst.SimpleStatementLine)) for s in body) else [],
+    )
+    ctx.plan.inlined.append(f"a new `__init__` with {ctx.pname}.__init__'s signature")
+    if len(body) == 1 and _is_pass_or_doc(body[0]) == "pass":
+        return [fn.with_changes(leading_lines=[])]
+    idx = next((i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef)), len(body))
+    fn = fn.with_changes(leading_lines=[BLANK] if idx > 0 else [])
+    rest = body[idx:]
+    if rest and not any(l.comment is None for l in rest[0].leading_lines):
+        rest[0] = rest[0].with_changes(leading_lines=[BLANK] + list(rest[0].leading_lines))
+    return body[:idx] + [fn] + rest
+
+
+def _map_blocks(st, fn):
+    """Apply ``fn`` to every statement block inside a compound statement."""
+    if isinstance(st, (cst.If, cst.For, cst.While, cst.With, cst.Try, cst.TryStar, cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler)):
+        changes = {}
+        body = getattr(st, "body", None)
+        if isinstance(body, cst.IndentedBlock):
+            changes["body"] = body.with_changes(body=fn(list(body.body)) or [cst.SimpleStatementLine([cst.Pass()])])
+        orelse = getattr(st, "orelse", None)
+        if orelse is not None:
+            changes["orelse"] = _map_blocks(orelse, fn)
+        if isinstance(st, (cst.Try, cst.TryStar)):
+            changes["handlers"] = [_map_blocks(h, fn) for h in st.handlers]
+            if st.finalbody is not None:
+                changes["finalbody"] = _map_blocks(st.finalbody, fn)
+        return st.with_changes(**changes)
+    return st
+
+
+def _assigned_names(pinit: ast.FunctionDef, sl) -> set[str]:
+    out = set()
+    for node in walk(pinit):
+        if isinstance(node, ast.stmt) and pos(node) in sl.kept:
+            for n in walk(node):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                    out.add(n.id)
+    return out
+
+
+def _clashing_names(fn: ast.FunctionDef, super_stmt: ast.stmt | None) -> set[str]:
+    """Names the inlined slice must not rebind: C's parameters and the locals C binds before
+    super().__init__ (C may read them later), and the globals C reads after it."""
+    args = fn.args
+    params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} | {a.arg for a in (args.vararg, args.kwarg) if a}
+    bound = {n.id for n in walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} | params
+    before, after = set(params), set()
+    for stmt in fn.body:
+        target = after if (super_stmt is not None and pos(stmt) > pos(super_stmt)) else before
+        for n in walk(stmt):
+            if isinstance(n, ast.Name):
+                target.add(n.id)
+    globals_read_after = {n for n in after if n not in bound}
+    return (before & bound) | globals_read_after
+
+
+def _is_pass_or_doc(st) -> str | None:
+    if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1:
+        s = st.body[0]
+        if isinstance(s, cst.Pass):
+            return "pass"
+        if isinstance(s, cst.Expr) and isinstance(s.value, (cst.SimpleString, cst.ConcatenatedString)):
+            return "doc"
+    return None

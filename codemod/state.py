@@ -1,0 +1,115 @@
+"""The working state of one class's analysis: built per class, dropped when its analysis is done.
+
+The record being filled (``ClassAnalysis``) and the sets the rules share while it is filled:
+the queue of members still to follow into the parent's code, the members a ``super()`` call
+reaches, what the class defines itself, and the receiver typing of the tree for this class.
+The rules (``codemod/rules/``) read and extend it; nothing here outlives the class.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from .ast_util import first_param, is_static, pos, walk
+from .facts import collect
+from .index import ClassInfo, Index, ModuleInfo
+from .model import ClassAnalysis, Evidence
+from .index import enclosing
+from .typing_flow import Flow, enclosing_class
+
+
+@dataclass
+class ClassState:
+    index: Index
+    a: ClassAnalysis
+    all_uses: bool = False  # list every outside use, not only a member's first
+    progress: object = None  # (done, total, what) -> None
+    queue: list[str] = field(default_factory=list)  # kept members not yet followed into P's code
+    super_reached: set[str] = field(default_factory=set)  # members C's super().m() calls run
+    flow: Flow | None = None  # receiver typing, built by the first rule that needs it
+    child_defines: set[str] = field(default_factory=set)  # what C defines itself (not instance attributes)
+    init_runs: bool = False  # P's __init__ (or what stands for it) still runs on C
+
+    def need(self, name: str, ev: Evidence) -> bool:
+        """Keep ``name`` because of ``ev``; True when it was not kept before."""
+        a = self.a
+        new = name not in a.kept
+        lst = a.kept.setdefault(name, [])
+        if all((e.file, e.line, e.use) != (ev.file, ev.line, ev.use) for e in lst):
+            lst.append(ev)
+        if new:
+            self.queue.append(name)
+        return new
+
+    def satisfied(self):
+        """A test for attributes C provides itself (defines, or assigns on every path of its __init__)."""
+        provided = self.child_defines | self.a.child_end_state
+        return lambda attr: attr in provided
+
+    def receivers(self) -> Flow:
+        if self.flow is None:
+            self.flow = Flow(self.index, self.a.cls)
+        return self.flow
+
+    def scan_method(self, owner: ClassInfo, fn: ast.FunctionDef, satisfied, who: str, rule: str) -> None:
+        """Keep what ``fn`` reads or calls through ``self`` (unless ``satisfied``), as ``rule``'s evidence."""
+        from .rules import unsafe_dynamic_access
+
+        sn = first_param(fn) if not is_static(fn) else None
+        if sn is None:
+            return
+        a = self.a
+        f = collect(fn, sn)
+        lines = attr_lines(fn, sn)
+        for attr in sorted(f.reads_attrs | f.mutates_attrs | f.calls_methods):
+            if satisfied(attr) or attr not in a.members:
+                continue
+            use = "calls" if attr in f.calls_methods else "reads"
+            self.need(attr, Evidence(owner.file, lines.get(attr, fn.lineno), f"{who} {use} self.{attr}", rule))
+        for line, what in f.dynamic:
+            unsafe_dynamic_access.record(a, owner.file, line, f"{what} in {who}")
+
+    def base_member(self, name: str):
+        """(member, class) of the new base or its ancestors in the tree, else None."""
+        todo = [self.a.base]
+        seen = set()
+        while todo:
+            q = todo.pop(0)
+            if q in seen:
+                continue
+            seen.add(q)
+            c = self.index.resolve_class(q)
+            if c is None:
+                continue
+            if name in c.members and c.members[name].kind != "instance_attribute":
+                return c.members[name], c
+            todo.extend(c.bases)
+        return None
+
+    def in_dropped_parent_code(self, mod: ModuleInfo, node: ast.AST) -> bool:
+        """Whether ``node`` sits in code of P (or the chain) that no longer runs on C."""
+        a = self.a
+        fn, owner = enclosing_class(mod, node)
+        if owner is None or owner not in a.chain or fn is None:
+            return False
+        if fn.name == "__init__":
+            sl = a.init_slice
+            stmt = next((s for s in enclosing(mod, node) if isinstance(s, ast.stmt) and s in list(walk(fn)) and not isinstance(s, (ast.FunctionDef,))), None)
+            return sl is not None and stmt is not None and pos(stmt) not in sl.kept
+        return fn.name not in a.kept
+
+
+def attr_lines(node: ast.AST, selfname: str) -> dict[str, int]:
+    """The first line each ``self.X`` appears on under ``node``."""
+    out: dict[str, int] = {}
+    for n in walk(node):
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == selfname:
+            if n.attr not in out or n.lineno < out[n.attr]:
+                out[n.attr] = n.lineno
+    return out
+
+
+def inside_any(mod: ModuleInfo, node: ast.AST, ids: set[int]) -> bool:
+    """Whether one of ``node``'s ancestors is one of the nodes ``ids``."""
+    return any(id(anc) in ids for anc in enclosing(mod, node))

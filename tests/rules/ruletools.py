@@ -1,0 +1,78 @@
+"""In-process helpers for the rule tests: a small package written to a temporary folder, analysed or patched.
+
+``files`` maps a path under the package ``pkg`` to its source (dedented). The class under test is
+``pkg.child:Child`` unless said otherwise; its parent is its first base.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from codemod.discover import Tree
+from codemod.index import Index
+from codemod.model import ClassAnalysis, Verdict
+from codemod.pipeline import analyse_all, build_patches
+from codemod.verdict import decide
+
+# A class that passes ``n`` to ``Parent.__init__`` and reads ``self.n``: what most rule cases need.
+CHILD_READING_N = """
+from .base import Parent
+
+
+class Child(Parent):
+    def __init__(self, n):
+        super().__init__(n)
+
+    def total(self):
+        return self.n
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    pkg = root / "pkg"
+    pkg.mkdir(parents=True, exist_ok=True)
+    (pkg / "__init__.py").write_text("")
+    for rel, text in files.items():
+        path = pkg / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+    return root
+
+
+def analyse(root: Path, files: dict[str, str], cls: str = "pkg.child:Child", parent: str | None = None,
+            base: str | None = None) -> tuple[ClassAnalysis, Verdict]:
+    write(root, files)
+    [a] = analyse_all(Index(Tree.open(root)), (cls,), parent, base)
+    return a, decide(a)
+
+
+def patch(root: Path, files: dict[str, str], cls: str = "pkg.child:Child") -> tuple[str | None, Verdict]:
+    """(the patched text of the class's module, or None when nothing was patched; the final verdict)."""
+    write(root, files)
+    index = Index(Tree.open(root))
+    [a] = analyse_all(index, (cls,), None, None)
+    v = decide(a)
+    if v.decision != "decouple":
+        return None, v
+    patches, refusals = build_patches(index, [a])
+    v = decide(a, refusals.get(id(a)))
+    mine = [p.after for p in patches if p.rel == a.cls.file]
+    return (mine[0] if mine else None), v
+
+
+def kept_by(a: ClassAnalysis, rule: str) -> set[str]:
+    """The members with at least one piece of evidence from ``rule``."""
+    return {name for name, evs in a.kept.items() if any(e.rule == rule for e in evs)}
+
+
+def hazards_of(a: ClassAnalysis, rule: str) -> list[str]:
+    return [h.what for h in a.hazards + a.unsafe if h.rule == rule]
+
+
+def effects_of(a: ClassAnalysis, rule: str) -> list[str]:
+    return [s.code for s in a.side_effects if s.rule == rule]
+
+
+def dedent(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")

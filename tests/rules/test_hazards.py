@@ -1,0 +1,70 @@
+"""DC201-DC204: type checks and metaclasses that would change meaning after reparenting (the class declines, DC503)."""
+
+import pytest
+from ruletools import analyse, hazards_of
+
+FILES = {
+    "base.py": """
+        class Meta(type):
+            pass
+
+
+        class Parent:
+            def __init__(self):
+                self.pool = [0] * 8
+                self.n = 1
+        """,
+    "child.py": """
+        from .base import Parent
+
+
+        class Child(Parent):
+            def total(self):
+                return self.n
+        """,
+}
+
+
+def test_no_change_without_type_checks(tmp_path):
+    a, v = analyse(tmp_path, FILES)
+    assert [h for h in a.hazards if h.changes_meaning] == [] and v.rule == "DC501"
+
+
+@pytest.mark.parametrize("rule, user", [
+    pytest.param("DC201", "from .base import Parent\n\n\ndef f(x):\n    return isinstance(x, Parent)\n", id="isinstance"),
+    pytest.param("DC201", "from .base import Parent\n\n\ndef f(x):\n    return issubclass(x, (int, Parent))\n", id="issubclass-tuple"),
+    pytest.param("DC202", "from .base import Parent\n\nTYPES = (Parent, int)\n\n\ndef f(x):\n    return isinstance(x, TYPES)\n", id="type-list"),
+    pytest.param("DC203", "def f(x):\n    return 'Parent' in [c.__name__ for c in type(x).__mro__]\n", id="name-in-mro-walk"),
+])
+def test_type_checks_decline(tmp_path, rule, user):
+    a, v = analyse(tmp_path, {**FILES, "user.py": user})
+    assert hazards_of(a, rule)
+    assert v.rule == "DC503" and v.decision == "decline"
+
+
+@pytest.mark.parametrize("user", [
+    pytest.param("from .base import Parent\nfrom .child import Child\n\n\ndef f(x):\n    return isinstance(x, (Parent, Child))\n", id="names-the-class-too"),
+    pytest.param("from .base import Parent\n\n\ndef f(x: int):\n    return isinstance(x, Parent)\n", id="receiver-cannot-be-the-class"),
+    pytest.param("from .base import Parent\n\nTYPES = (Parent, int)\n", id="type-list-without-type-checks"),
+    pytest.param("def f(x):\n    return type(x).__name__ == 'Parent'\n", id="exact-name-check"),
+])
+def test_near_misses_do_not_decline(tmp_path, user):
+    a, v = analyse(tmp_path, {**FILES, "user.py": user})
+    assert [h.what for h in a.hazards if h.changes_meaning] == []
+    assert v.rule == "DC501"
+
+
+def test_metaclass_lost(tmp_path):
+    files = dict(FILES, **{"base.py": FILES["base.py"].replace("class Parent:", "class Parent(metaclass=Meta):")})
+    a, v = analyse(tmp_path, files)
+    assert hazards_of(a, "DC204") and v.rule == "DC503"
+
+
+def test_metaclass_near_miss_the_class_sets_the_same(tmp_path):
+    files = {
+        "base.py": FILES["base.py"].replace("class Parent:", "class Parent(metaclass=Meta):"),
+        "child.py": FILES["child.py"].replace("from .base import Parent", "from .base import Meta, Parent").replace(
+            "class Child(Parent):", "class Child(Parent, metaclass=Meta):"),
+    }
+    a, v = analyse(tmp_path, files)
+    assert hazards_of(a, "DC204") == []

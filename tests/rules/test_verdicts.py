@@ -1,0 +1,92 @@
+"""DC501-DC511: the verdict on a class, decided in one place, names the rule that decided it."""
+
+import pytest
+from ruletools import analyse, patch
+
+from codemod.model import Refusal
+from codemod.rules import verdict_check_failed, verdict_rewrite_refused
+from codemod.verdict import decide
+
+BASE = """
+class Parent:
+    def __init__(self, n):
+        self.pool = [0] * n
+        self.n = n
+
+    def size(self):
+        return self.n
+
+    def double(self):
+        return self.size() * 2
+"""
+
+
+def child(body: str, bases: str = "(Parent)", imports: str = "from .base import Parent\n") -> dict:
+    return {"base.py": BASE, "child.py": f"{imports}\n\nclass Child{bases}:\n{body}"}
+
+
+def test_decouple(tmp_path):
+    a, v = analyse(tmp_path, child("    def total(self):\n        return self.n\n"))
+    assert (v.decision, v.rule) == ("decouple", "DC501")
+    assert v.reason == "Child uses 1 of 4 members of Parent (0 methods) and 1 of 2 statements of its __init__"
+
+
+@pytest.mark.parametrize("body, rule, reason", [
+    pytest.param("    def size(self):\n        return super().size()\n", "DC502", "falls back to Parent.size", id="super-fallback"),
+    pytest.param("    def total(self):\n        return self.double()\n", "DC504", "would need 4 of 4 lines", id="mostly-reused"),
+    pytest.param("    def total(self):\n        return self.n, self.pool, self.double(), self.size()\n", "DC504", "really reused", id="everything"),
+])
+def test_declines(tmp_path, body, rule, reason):
+    a, v = analyse(tmp_path, child(body))
+    assert (v.decision, v.rule) == ("decline", rule) and reason in v.reason
+
+
+def test_nothing_to_gain(tmp_path):
+    files = {"base.py": "class Parent:\n    def __init__(self, n):\n        self.n = n\n",
+             "child.py": "from .base import Parent\n\n\nclass Child(Parent):\n    def total(self):\n        return self.n\n"}
+    a, v = analyse(tmp_path, files)
+    assert (v.decision, v.rule) == ("decline", "DC505")
+
+
+def test_no_parent(tmp_path):
+    a, v = analyse(tmp_path, child("    pass\n", bases="", imports=""))
+    assert (v.rule, v.reason) == ("DC506", "nothing to do: Child has no parent class under ROOT")
+
+
+def test_already_decoupled(tmp_path):
+    body = "    def __init__(self, n):\n        # decouple: inlined from Parent.__init__ (base.py): only what Child uses\n        self.n = n\n"
+    a, v = analyse(tmp_path, child(body, bases="", imports=""))
+    assert (v.rule, v.reason) == ("DC507", "nothing to do: Child was already decoupled from Parent")
+
+
+def test_not_a_subclass(tmp_path):
+    files = {**child("    pass\n", bases="(Other)", imports="from .other import Other\n"), "other.py": "class Other:\n    pass\n"}
+    a, v = analyse(tmp_path, files, parent="pkg.base:Parent")
+    assert v.rule == "DC508" and "does not inherit Parent" in v.reason
+
+
+def test_unsafe(tmp_path):
+    a, v = analyse(tmp_path, child("    def total(self, k):\n        return getattr(self, k)\n"))
+    assert (v.decision, v.rule) == ("unsafe", "DC509")
+
+
+def test_rewrite_refused_names_the_refusing_rule(tmp_path):
+    files = child("    def __init__(self, *args):\n        super().__init__(*args)\n\n    def total(self):\n        return self.n\n")
+    after, v = patch(tmp_path, files)
+    assert after is None
+    assert (v.decision, v.rule, v.refused_by) == ("unsafe", "DC510", "DC601")
+    assert "forwards *args/**kwargs" in v.reason
+
+
+def test_a_refusal_only_overrides_what_would_be_decoupled(tmp_path):
+    a, _ = analyse(tmp_path, child("    def size(self):\n        return super().size()\n"))
+    refusal = Refusal("", "pkg/child.py: the patch introduces line 3: UndefinedName 'x'", "check")
+    assert decide(a, refusal).rule == "DC502"
+
+
+def test_check_failed(tmp_path):
+    a, _ = analyse(tmp_path, child("    def total(self):\n        return self.n\n"))
+    refusal = Refusal("", "pkg/child.py: the patch introduces line 3: UndefinedName 'x'", "check")
+    v = decide(a, refusal)
+    assert (v.decision, v.rule) == ("unsafe", "DC511") and "UndefinedName" in v.reason
+    assert verdict_check_failed.judge(a, None) is None and verdict_rewrite_refused.judge(a, refusal) is None
