@@ -144,7 +144,10 @@ class Slicer:
             header = self._header_facts(s)
             targets = collect(s.target, self.selfname).writes_locals if not isinstance(s, ast.While) else set()
             acc = set(live)
-            for _ in range(10):  # fixpoint; loop bodies are short
+            # Until nothing new is live at the loop's head: the sets only grow, within the
+            # function's finitely many names, so this ends (a fixed number of rounds would
+            # stop short on a long chain of loop-carried names and drop statements still needed).
+            while True:
                 lb = self._block(s.body, acc, keep_jumps=keep_jumps)
                 lo = self._block(s.orelse, live, keep_jumps=keep_jumps)
                 nxt = acc | lb | lo

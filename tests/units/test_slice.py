@@ -1,0 +1,132 @@
+"""The slicer alone: what it keeps of a parent's __init__ for the attributes needed (codemod/slice.py)."""
+
+import ast
+import textwrap
+
+import pytest
+
+from codemod.slice import Slicer, side_effect
+from codemod.facts import collect
+
+
+def slice_of(src: str, needed: set[str], consts=None, foreign=(), keep_super=False):
+    fn = ast.parse(textwrap.dedent(src)).body[0]
+    res = Slicer(fn, "self", consts=consts or {}, foreign_classes=set(foreign), keep_super=keep_super).run(needed)
+    lines = textwrap.dedent(src).splitlines()
+    return res, [lines[ln - 1].strip() for ln, _ in sorted(res.kept)]
+
+
+def test_no_change_nothing_needed_keeps_nothing():
+    res, kept = slice_of("def __init__(self, n):\n    self.a = n\n    self.b = [0] * n\n", set())
+    assert kept == [] and res.total == 2 and res.kept_count == 0
+
+
+def test_keeps_definitions_and_their_dependencies_in_order():
+    res, kept = slice_of("""
+        def __init__(self, n):
+            size = n * 2
+            self.pool = [0] * size
+            self.n = size
+            self.other = 1
+        """, {"n"})
+    assert kept == ["size = n * 2", "self.n = size"]
+    assert res.free_locals == {"n"}
+
+
+def test_a_definition_overwritten_before_any_read_is_killed():
+    _, kept = slice_of("""
+        def __init__(self, n):
+            self.mode = "slow"
+            self.mode = "fast"
+        """, {"mode"})
+    assert kept == ['self.mode = "fast"']
+
+
+def test_near_miss_a_read_between_the_two_definitions_keeps_both():
+    _, kept = slice_of("""
+        def __init__(self, n):
+            self.mode = "slow"
+            self.label = self.mode + "!"
+            self.mode = "fast"
+        """, {"mode", "label"})
+    assert kept == ['self.mode = "slow"', 'self.label = self.mode + "!"', 'self.mode = "fast"']
+
+
+@pytest.mark.parametrize("test, consts, foreign, taken", [
+    pytest.param("fast", {"fast": True}, (), "self.n = 1", id="literal-argument"),
+    pytest.param("not fast", {"fast": True}, (), "self.n = 2", id="negated"),
+    pytest.param("self.__class__ is Parent", {}, ("Parent",), "self.n = 2", id="own-class-is-the-parent"),
+    pytest.param("type(self) != Parent", {}, ("Parent",), "self.n = 1", id="type-of-self"),
+])
+def test_folding_keeps_only_the_branch_that_runs(test, consts, foreign, taken):
+    res, kept = slice_of(f"""
+        def __init__(self, fast):
+            if {test}:
+                self.n = 1
+            else:
+                self.n = 2
+        """, {"n"}, consts=consts, foreign=foreign)
+    assert kept == [f"if {test}:", taken]
+    assert list(res.folded.values()) in ([True], [False])
+
+
+def test_near_miss_a_test_on_a_free_parameter_is_not_folded():
+    res, kept = slice_of("""
+        def __init__(self, fast):
+            if fast:
+                self.n = 1
+            else:
+                self.n = 2
+        """, {"n"})
+    assert kept == ["if fast:", "self.n = 1", "self.n = 2"] and res.folded == {}
+
+
+def test_the_loop_fixpoint_follows_a_long_chain_of_loop_carried_names():
+    k = 14  # more rounds than any short loop body needs
+    body = ["self.out = a0"] + [f"a{i} = a{i + 1}" for i in range(k)] + [f"a{k} = self.src"]
+    src = ("def __init__(self, n):\n    self.src = n\n" + "".join(f"    a{i} = 0\n" for i in range(k + 1))
+           + "    for _ in range(3):\n" + "".join(f"        {line}\n" for line in body))
+    res, kept = slice_of(src, {"out"})
+    # Every statement of the loop feeds self.out through the chain, and so does self.src = n.
+    assert set(body) | {"self.src = n", "for _ in range(3):"} <= set(kept)
+    assert res.kept_count == res.total
+
+
+def test_an_early_return_before_a_kept_statement_is_kept():
+    _, kept = slice_of("""
+        def __init__(self, n):
+            if n == 0:
+                return
+            self.n = n
+            self.pool = [0] * n
+        """, {"n"})
+    assert kept == ["if n == 0:", "return", "self.n = n"]
+
+
+def test_near_miss_an_early_return_after_every_kept_statement_is_dropped():
+    _, kept = slice_of("""
+        def __init__(self, n):
+            self.n = n
+            if n == 0:
+                return
+            self.pool = [0] * n
+        """, {"n"})
+    assert kept == ["self.n = n"]
+
+
+def test_dropped_statements_report_their_side_effect():
+    res, _ = slice_of("""
+        def __init__(self, n):
+            self.n = n
+            assert n > 0
+            self.pool = Pool(n)
+        """, {"n"})
+    assert [(s.lineno, why, rule) for s, why, rule in res.dropped] == [
+        (5, "constructs Pool", "DC405"), (4, "assertion (a validation the decoupled class would skip)", "DC401")]
+
+
+def test_side_effect_classifier_prefers_statement_level_rules():
+    stmt = ast.parse("REGISTRY[k] = torch.empty(3)").body[0]
+    assert side_effect(stmt, collect(stmt, "self", set()))[0] == "DC402"
+    stmt = ast.parse("x = 1").body[0]
+    assert side_effect(stmt, collect(stmt, "self", {"x"})) is None
