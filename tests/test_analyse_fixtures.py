@@ -6,7 +6,19 @@ import pytest
 
 from conftest import FIXTURES, run_cli
 
+from codemod.rules import by_id
+
 CASES = sorted(p.name for p in (FIXTURES / "analysis").iterdir() if (p / "expect.json").exists())
+
+
+def assert_rule_ids_documented(report):
+    """Every record that says why carries the id of a documented rule (docs/rules.md)."""
+    known = set(by_id())
+    for c in report["classes"]:
+        ids = [c["rule"]] + [e["rule"] for k in c["kept"] for e in k["evidence"]]
+        ids += [h["rule"] for h in c["hazards"]] + [s["rule"] for s in c["dropped_side_effects"]]
+        ids += [c["refused_by"]] if "refused_by" in c else []
+        assert set(ids) <= known, set(ids) - known
 
 
 def _entry(report, name):
@@ -26,6 +38,7 @@ def test_fixture_report(case, tmp_path):
     assert code == expect.get("exit", 0), err
     assert "Traceback" not in err
     report = json.loads((tmp_path / "report.json").read_text())
+    assert_rule_ids_documented(report)
     entry = _entry(report, expect["class"])
     assert entry["decision"] == expect["decision"], entry["reason"]
     if "reason_contains" in expect:

@@ -1,0 +1,40 @@
+"""The import fixer alone: add what new code lacks, remove what became unused (codemod/rules/rewrite_imports.py)."""
+
+import libcst as cst
+
+from codemod.rules.rewrite_imports import add_import
+
+
+def added(text: str, module: str, obj, **kw) -> str:
+    return add_import(cst.parse_module(text), module, obj, **kw).code
+
+
+def test_no_change_when_already_imported():
+    text = "from pkg.base import Thing\n\nx = Thing\n"
+    assert added(text, "pkg.base", "Thing") == text
+
+
+def test_merges_into_the_same_module_line_in_order():
+    assert added("from pkg.base import Alpha, Gamma\n", "pkg.base", "Beta") == "from pkg.base import Alpha, Beta, Gamma\n"
+
+
+def test_new_line_sorted_into_the_block():
+    text = "import os\nimport sys\n\nfrom pkg.a import A\nfrom pkg.c import C\n\nx = 1\n"
+    assert added(text, "pkg.b", "B") == "import os\nimport sys\n\nfrom pkg.a import A\nfrom pkg.b import B\nfrom pkg.c import C\n\nx = 1\n"
+
+
+def test_long_lines_wrap_in_black_style():
+    names = ", ".join(f"Name{i:02d}" for i in range(10))
+    out = added(f"from pkg.base import {names}\n", "pkg.base", "Zeta")
+    assert out.startswith("from pkg.base import (\n    Name00,\n") and out.endswith("    Zeta,\n)\n")
+
+
+def test_type_checking_imports_go_under_the_guard():
+    text = "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from pkg.a import A\n\nx = 1\n"
+    out = added(text, "pkg.b", "B", type_checking=True)
+    assert "if TYPE_CHECKING:\n    from pkg.a import A\n    from pkg.b import B\n" in out
+
+
+def test_near_miss_a_relative_import_of_the_same_module_is_merged():
+    text = "from .base import Alpha\n"
+    assert added(text, "pkg.base", "Beta", here=("pkg.child", False)) == "from .base import Alpha, Beta\n"
