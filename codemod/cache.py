@@ -1,7 +1,7 @@
 """A cache of whole runs, so that a warm ``--check`` (CI, pre-commit) costs a stat per file.
 
-A run's result depends only on the files whose text it read (``Tree.consulted``) and on which
-files contain the words it looked files up by (``Tree.queried``). The cache keeps both, with
+A run's result depends only on the files whose text it read and on which
+files contain the words it looked files up by (``Tree.reads``, a ``ReadLog``). The cache keeps both, with
 each file's size and modification time. A later run with the same arguments and the same
 tool reuses the result when, for every file that changed since (by size or mtime):
 
@@ -100,11 +100,11 @@ def _seen(tree: Tree) -> tuple[dict, dict, dict]:
     """
     index = tree.__dict__.get("word_index")
     if index is None:
-        return tree.stats(), {}, {rel: _sha1(tree.root / rel) for rel in sorted(tree.consulted)}
+        return tree.stats(), {}, {rel: _sha1(tree.root / rel) for rel in sorted(tree.reads.consulted)}
     meta = dict(zip(tree.files, index.meta))
     stats = {rel: [m[0], m[1]] for rel, m in meta.items() if m is not None}
     hashes = {rel: m[2].hex() for rel, m in meta.items() if m is not None}
-    consulted = {rel: hashes.get(rel) or _sha1(tree.root / rel) for rel in sorted(tree.consulted)}
+    consulted = {rel: hashes.get(rel) or _sha1(tree.root / rel) for rel in sorted(tree.reads.consulted)}
     return stats, hashes, consulted
 
 
@@ -114,7 +114,7 @@ def store(tree: Tree, path: Path, result: Result) -> None:
         "stats": stats,
         "hashes": hashes,
         "consulted": consulted,
-        "words": sorted(tree.queried),
+        "words": sorted(tree.reads.queried),
         "result": result.to_json(),
     }
     _write(path, data)

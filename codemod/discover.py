@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .errors import UsageError
 from .fileio import cache_dir, decode_source, staged_directory
+from .model import ReadLog
 from .word_index import WordIndex
 
 DEFAULT_PACKAGE = "sglang"
@@ -111,10 +112,7 @@ class Tree:
     root: Path
     _texts: dict = field(default_factory=dict, repr=False)
     encodings: dict = field(default_factory=dict, repr=False)
-    # What a run depended on, for the warm-run cache: the files whose text it read (beyond
-    # the word index), and the words it looked files up by.
-    consulted: set = field(default_factory=set, repr=False)
-    queried: set = field(default_factory=set, repr=False)
+    reads: ReadLog = field(default_factory=ReadLog, repr=False)  # the run's dependencies, for the cache
     unreadable: dict = field(default_factory=dict, repr=False)
     # Where the word index is cached between runs (None: built afresh, kept nowhere).
     index_snapshot: Path | None = field(default=None, repr=False)
@@ -178,7 +176,7 @@ class Tree:
 
     def text(self, rel: str) -> str | None:
         """The decoded text of a file, or None when it cannot be read or decoded."""
-        self.consulted.add(rel)
+        self.reads.consulted.add(rel)
         if rel not in self._texts:
             self._texts[rel] = self.read(rel)
         return self._texts[rel]
@@ -189,7 +187,7 @@ class Tree:
         Most files a prefilter reads are never parsed; keeping all their texts cost more
         memory than reading the few that are grepped twice again.
         """
-        self.consulted.add(rel)
+        self.reads.consulted.add(rel)
         text = self._texts.get(rel)
         return text if text is not None else self.read(rel)
 
@@ -236,7 +234,7 @@ class Tree:
         index = self.word_index
         hits: set[int] = set()
         for w in words:
-            self.queried.add(w)
+            self.reads.queried.add(w)
             hits |= index.ids(w)
         return [self.files[i] for i in sorted(hits)]
 

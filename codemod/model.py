@@ -37,6 +37,20 @@ class Receiver(str, Enum):
 
 
 @dataclass
+class ReadLog:
+    """What a run depended on, for the warm-run cache: the files whose text it read (beyond the
+    word index), and the words it looked files up by. The run owns it; the tree writes into it."""
+
+    consulted: set[str] = field(default_factory=set)
+    queried: set[str] = field(default_factory=set)
+
+    def merge(self, other: "ReadLog") -> None:
+        """Add what another process of the same run read (the scan worker's log)."""
+        self.consulted |= other.consulted
+        self.queried |= other.queried
+
+
+@dataclass
 class Evidence:
     """Why a member is kept: one use, at ``file:line``."""
 

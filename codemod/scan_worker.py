@@ -50,13 +50,12 @@ class WorkerScans:
         if i in self.theirs and self.scans is None:
             self.scans = {}
             try:
-                scans, consulted, queried = self.receive.recv()
+                scans, reads = self.receive.recv()
             except (EOFError, OSError):  # the worker died or could not send: analyse here instead
                 return None
             self.scans = scans
             # What the worker read is what this run depends on (for the warm-run cache).
-            self.tree.consulted |= consulted
-            self.tree.queried |= queried
+            self.tree.reads.merge(reads)
         return (self.scans or {}).get(i)
 
     def __enter__(self):
@@ -83,6 +82,6 @@ def _worker_scans(send, analyzer: Analyzer, pairs, base, indices: list[int]) -> 
             pass  # analysed again in the parent, which reports the error in class order
     tree = analyzer.index.tree
     try:
-        send.send((out, tree.consulted, tree.queried))
+        send.send((out, tree.reads))
     finally:
         send.close()
