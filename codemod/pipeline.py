@@ -12,16 +12,15 @@ import sys
 import time
 
 from . import report
-from .analyse import Analyzer
-from .check import check_file
 from .discover import Tree
 from .emit import emit, unified_diff
 from .errors import UnsafeError, UsageError
 from .index import ClassInfo, Index
 from .model import ClassAnalysis, Decision, Emitted, ModulePatch, Refusal, Result
 from .options import Options
-from .scan_worker import scan_in_worker
-from .verdict import decide, would_decouple
+
+# The stages from analyse to check are imported where they run: a warm run (a cached result)
+# needs none of them, and their imports (libcst, pyflakes) cost more than the rest of such a run.
 
 
 def select(index: Index, classes: tuple[str, ...], parent_spec: str | None) -> list[tuple[ClassInfo, ClassInfo | None]]:
@@ -69,6 +68,9 @@ class Progress:
 def analyse_all(index: Index, classes: tuple[str, ...], parent: str | None, base: str | None,
                 all_uses: bool = False) -> list[ClassAnalysis]:
     """The analysis of every selected class (every other class's scan in a worker process)."""
+    from .analyse import Analyzer
+    from .scan_worker import scan_in_worker
+
     progress = Progress()
     analyzer = Analyzer(index, progress, all_uses)
     try:
@@ -102,6 +104,7 @@ def build_patches(index: Index, candidates: list[ClassAnalysis]) -> tuple[list[M
     """Rewrite each module holding a class to decouple, then check it.
 
     Returns the patches that passed, and the refusals by class (``id`` of its analysis)."""
+    from .check import check_file
     from .rewrite import rewrite_module
 
     by_module: dict[str, list[ClassAnalysis]] = {}
@@ -139,6 +142,8 @@ def regression_tests(tree: Tree, decoupled: list[ClassAnalysis], patches: list[M
 
 
 def compute(tree: Tree, options: Options) -> Result:
+    from .verdict import decide, would_decouple
+
     index = Index(tree)
     analyses = analyse_all(index, options.classes, options.parent, options.base, options.all_uses)
     candidates = [a for a in analyses if would_decouple(a)]
