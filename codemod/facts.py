@@ -260,3 +260,45 @@ def _as_load(node: ast.AST) -> ast.AST:
     if isinstance(node, ast.Subscript):
         return ast.Subscript(value=node.value, slice=node.slice, ctx=ast.Load())
     return node
+
+
+@dataclass
+class MethodEffects:
+    """What calling ``self.m()`` does to the instance, through every ``self`` call it makes in turn."""
+
+    reads: set[str] = field(default_factory=set)  # attributes read (or mutated) on self
+    writes: set[str] = field(default_factory=set)  # attributes it may assign
+    calls: set[str] = field(default_factory=set)  # every method name reached, m included
+    stays: set[str] = field(default_factory=set)  # those whose code stays on the class (its own, or the new base's)
+
+
+def method_effects(dispatch: dict[str, tuple[ast.FunctionDef, bool]]) -> dict[str, MethodEffects]:
+    """For each method name, its effects as dynamic dispatch runs it.
+
+    ``dispatch``: name -> (the function ``self.name()`` runs, whether that code stays on the
+    subclass after reparenting: its own, or the new base's).
+    Static methods and methods without a first parameter read and write nothing of ``self``.
+    """
+    direct: dict[str, Facts] = {}
+    for name, (fn, _) in dispatch.items():
+        sn = fn.args.posonlyargs[0].arg if fn.args.posonlyargs else (fn.args.args[0].arg if fn.args.args else None)
+        static = any(dotted_name(d) == "staticmethod" for d in fn.decorator_list)
+        direct[name] = collect(fn, sn) if sn and not static else Facts()
+    out: dict[str, MethodEffects] = {}
+    for name in dispatch:
+        eff = MethodEffects()
+        todo, seen = [name], set()
+        while todo:
+            m = todo.pop()
+            if m in seen or m not in dispatch:
+                continue
+            seen.add(m)
+            f = direct[m]
+            eff.reads |= f.reads_attrs | f.mutates_attrs
+            eff.writes |= f.writes_attrs | f.mutates_attrs
+            if dispatch[m][1]:
+                eff.stays.add(m)
+            todo.extend(f.calls_methods)
+        eff.calls = seen
+        out[name] = eff
+    return out

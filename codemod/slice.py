@@ -7,13 +7,18 @@ original order. Liveness is computed backwards with kills, so a definition
 that is overwritten before it is read is dropped. Tests that are constant for
 the subclass (``self.__class__ is Parent``, a parameter bound to a literal) are
 folded, and the branch that cannot run is neither kept nor reported.
+
+A call ``self.m(...)`` counts as what dynamic dispatch runs on the subclass
+(``facts.method_effects``): it may define what ``m`` and the methods it calls assign, and it
+needs what they read. A call that reaches code which stays on the subclass (its overrides,
+the new base's methods) and an explicit ``Base.__init__(self, ...)`` are always kept.
 """
 
 from __future__ import annotations
 
 import ast
 from .ast_util import Pos, bind_arguments, dotted_name, first_param, is_docstring, is_super_call, pos, walk
-from .facts import Facts, collect
+from .facts import Facts, MethodEffects, collect
 from .model import SideEffect, SliceResult
 from .rules import (
     effect_allocation, effect_call, effect_construction, effect_outside_write, effect_registration, effect_validation,
@@ -31,8 +36,14 @@ _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, 
 
 
 class Slicer:
-    def __init__(self, fn: ast.FunctionDef, selfname: str, *, consts: dict[str, object], foreign_classes: set[str], keep_super: bool, skip: set[Pos] = frozenset(), replace: dict | None = None):
+    def __init__(self, fn: ast.FunctionDef, selfname: str, *, consts: dict[str, object], foreign_classes: set[str], keep_super: bool,
+                 skip: set[Pos] = frozenset(), replace: dict | None = None, methods: dict[str, MethodEffects] | None = None):
         self.fn = fn
+        # What each ``self.m()`` does as dispatch runs it (the subclass's overrides standing in for
+        # the parent's methods): a call may define attributes and needs what it reads; a call that
+        # reaches code which stays on the subclass (its own, or the new base's) runs on it before
+        # and after the change, so it is always kept.
+        self.methods = methods or {}
         self.selfname = selfname
         self.consts = consts  # parameter -> literal value bound by the subclass' call
         self.foreign = foreign_classes  # names that ``self.__class__ is X`` is False for
@@ -93,6 +104,9 @@ class Slicer:
             self.res.reads_attrs.setdefault(a, []).append(line)
         for m in f.calls_methods:
             self.res.calls_methods.setdefault(m, []).append(line)
+            eff = self.methods.get(m)
+            if eff is not None:  # the called method runs here: what it reads must be defined by now
+                live |= {("A", a) for a in eff.reads}
         for n in f.reads_locals | f.mutates_locals:
             live.add(("L", n))
         self.res.dynamic.extend(f.dynamic)
@@ -195,11 +209,17 @@ class Slicer:
             return live
         f = self.facts(s)
         defs = {("A", a) for a in f.writes_attrs | f.mutates_attrs} | {("L", n) for n in f.writes_locals | f.mutates_locals}
-        is_super_init = (
-            isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute)
-            and s.value.func.attr == "__init__" and is_super_call(s.value.func.value)
-        )
-        if (defs & live) or (is_super_init and self.keep_super):
+        effects = [self.methods[m] for m in f.calls_methods if m in self.methods]
+        defs |= {("A", a) for eff in effects for a in eff.writes}
+        runs_staying_code = any(eff.stays for eff in effects)
+        call = s.value if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) else None
+        init_of = call.func.value if call is not None and isinstance(call.func, ast.Attribute) and call.func.attr == "__init__" else None
+        is_super_init = init_of is not None and is_super_call(init_of)
+        # ``Base.__init__(self, ...)`` named explicitly: a constructor of another class run on this
+        # instance; what it defines cannot be listed here, so it is always kept.
+        explicit_init = (init_of is not None and not is_super_call(init_of) and dotted_name(init_of) not in (None, "object")
+                         and bool(call.args) and isinstance(call.args[0], ast.Name) and call.args[0].id == self.selfname)
+        if (defs & live) or (is_super_init and self.keep_super) or explicit_init or runs_staying_code:
             self._keep(s)
             out = live - {("A", a) for a in f.writes_attrs} - {("L", n) for n in f.writes_locals}
             self._use(out, f, s.lineno)
@@ -260,9 +280,11 @@ def slice_parent_init(st) -> None:
         a.init_slice = None
         return
     sn = first_param(init)
+    effects = st.method_effects()
+    providers = init_providers(st)
     needed = {
         n for n in a.kept
-        if a.members[n][0].kind == "instance_attribute" and any(meth == "__init__" for meth, _ in a.members[n][0].assigned_in)
+        if a.members[n][0].kind == "instance_attribute" and any(meth in providers for meth, _ in a.members[n][0].assigned_in)
     }
     a.init_consts = _bind_consts(init, a.super_init_call) if a.super_init_call is not None else {}
     foreign = {c.name for c in a.chain} | {a.base.rsplit(".", 1)[-1]}
@@ -272,10 +294,10 @@ def slice_parent_init(st) -> None:
     skip = {pos(f.parent_loop) for f in a.fusions}
     a.read_through = rewrite_read_through.find(st.index, a, init, sn) if a.fusions else {}
     res = Slicer(init, sn, consts=a.init_consts, foreign_classes=foreign, keep_super=keep_super, skip=skip,
-                 replace={p: v for p, (v, _) in a.read_through.items()}).run(needed)
+                 replace={p: v for p, (v, _) in a.read_through.items()}, methods=effects).run(needed)
     if a.fusions and any(rewrite_fuse_loops.read_after(init, f.parent_loop, f.attr, res, sn, a.read_through) for f in a.fusions):
         a.fusions, a.read_through = [], {}
-        res = Slicer(init, sn, consts=a.init_consts, foreign_classes=foreign, keep_super=keep_super).run(needed)
+        res = Slicer(init, sn, consts=a.init_consts, foreign_classes=foreign, keep_super=keep_super, methods=effects).run(needed)
     a.read_through = {p: v for p, v in a.read_through.items() if p in res.kept}
     a.init_slice = res
     for f in a.fusions:
@@ -286,6 +308,14 @@ def slice_parent_init(st) -> None:
             keep_constructor_dispatch.run(st, meth, lines, owner)
         elif meth in a.members:
             keep_init_slice_reads.call(st, meth, lines, owner)
+    # Overrides reached through the parent's own methods run while constructing too.
+    direct = set(res.calls_methods)
+    for meth, lines in sorted(res.calls_methods.items()):
+        eff = effects.get(meth)
+        for inner in sorted(eff.calls - direct if eff else ()):
+            if inner in st.child_defines:
+                direct.add(inner)
+                keep_constructor_dispatch.run(st, inner, lines, owner)
     keep_init_slice_defines.run(st, res, init, sn, owner)
     a.side_effects = [
         SideEffect(owner.file, s.lineno, owner.module.lines[s.lineno - 1].strip(), why, rule)
@@ -305,3 +335,18 @@ def _bind_consts(pinit: ast.FunctionDef, call: ast.Call) -> dict[str, object]:
     out = {n: v.value for n, v in b.bound.items() if isinstance(v, ast.Constant)}
     out.update({n: d.value for n, d in b.defaults.items() if n not in b.bound and isinstance(d, ast.Constant)})
     return out
+
+
+def init_providers(st) -> set[str]:
+    """The methods whose assignments run while the class is constructed: ``__init__``, and the
+    parent's methods it reaches through ``self`` calls (unless the class overrides them)."""
+    a = st.a
+    init = a.parent_init
+    if init is None:
+        return {"__init__"}
+    effects = st.method_effects()
+    reached = set()
+    for m in collect(init, first_param(init)).calls_methods:
+        if m in effects:
+            reached |= effects[m].calls
+    return {"__init__"} | {m for m in reached if m not in st.child_defines or m in st.super_reached}

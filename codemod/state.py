@@ -12,7 +12,7 @@ import ast
 from dataclasses import dataclass, field
 
 from .ast_util import first_param, is_static, pos, walk
-from .facts import collect
+from .facts import collect, method_effects
 from .index import ClassInfo, Index, ModuleInfo
 from .model import ClassAnalysis, Evidence
 from .index import enclosing
@@ -30,6 +30,7 @@ class ClassState:
     flow: Flow | None = None  # receiver typing, built by the first rule that needs it
     child_defines: set[str] = field(default_factory=set)  # what C defines itself (not instance attributes)
     init_runs: bool = False  # P's __init__ (or what stands for it) still runs on C
+    _effects: dict | None = None  # method name -> facts.MethodEffects, built on first use
 
     def need(self, name: str, ev: Evidence) -> bool:
         """Keep ``name`` because of ``ev``; True when it was not kept before."""
@@ -46,6 +47,23 @@ class ClassState:
         """A test for attributes C provides itself (defines, or assigns on every path of its __init__)."""
         provided = self.child_defines | self.a.child_end_state
         return lambda attr: attr in provided
+
+    def method_effects(self) -> dict:
+        """What each ``self.m()`` does as dynamic dispatch runs it on C (computed once per class):
+        C's methods stand in for P's, and the new base's methods in the tree stay."""
+        if self._effects is None:
+            a = self.a
+            dispatch: dict = {}
+            base = self.index.resolve_class(a.base) if a.base not in ("builtins.object", "object") else None
+            for q in reversed(([base.qualname] + self.index.ancestors(base)) if base is not None else []):
+                c = self.index.resolve_class(q)
+                if c is not None:
+                    dispatch.update({n: (fn, True) for n, fn in c.methods.items() if n != "__init__"})
+            for c in reversed(a.chain):
+                dispatch.update({n: (fn, False) for n, fn in c.methods.items() if n != "__init__"})
+            dispatch.update({n: (fn, True) for n, fn in a.cls.methods.items() if n != "__init__"})
+            self._effects = method_effects(dispatch)
+        return self._effects
 
     def receivers(self) -> Flow:
         if self.flow is None:

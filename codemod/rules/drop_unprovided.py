@@ -2,16 +2,17 @@
 
 ## What it does
 A kept instance attribute whose every assignment in the parent sits in methods that never
-run on the class (not ``__init__`` when the parent's ``__init__`` no longer runs, and no
-kept method) is dropped, with a hazard (not changing meaning) saying so.
+run on the class is dropped, with a hazard (not changing meaning) saying so. Methods that do
+run: the parent's ``__init__`` (when it still runs on the class) and the parent's methods it
+reaches through ``self`` calls (unless the class overrides them), and every kept method.
 
 ## Why
 Inlining or copying nothing would give the class the attribute: before the change it did
 not have it either, unless one of those methods ran.
 
 ## Known problems
-A method that is called from outside the tree, or by dynamic dispatch from the parent's
-``__init__`` through a call the slice dropped, is taken not to run: this can be wrong.
+A method that is called from outside the tree, or from the class's own methods only
+through a name built at run time, is taken not to run: this can be wrong.
 
 ## Fix safety
 Safe under the assumption above; the hazard makes it visible.
@@ -26,13 +27,16 @@ NAME = "unprovided-attribute"
 
 
 def run(st) -> None:
+    from ..slice import init_providers
+
     a = st.a
+    at_construction = init_providers(st) if st.init_runs else set()
     for name in list(a.kept):
         m, owner = a.members[name]
         if m.kind != "instance_attribute":
             continue
         providers = {meth for meth, _ in m.assigned_in}
-        runs = ("__init__" in providers and st.init_runs) or any(
+        runs = bool(providers & at_construction) or any(
             p in a.kept or (p in a.members and a.members[p][0].kind in ("method", "property") and p in a.kept) for p in providers
         )
         if not runs:

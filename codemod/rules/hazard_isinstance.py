@@ -11,8 +11,8 @@ After reparenting, ``isinstance(c, P)`` is False for an instance ``c`` of the cl
 that branched on it takes the other branch.
 
 ## Known problems
-``except P:``, ``pytest.raises(P)``, ``type(x) is P`` and class patterns in ``match`` are not
-covered yet. A check outside the tree (P exported to other packages) cannot be seen.
+``except`` clauses (DC205), MRO membership tests (DC206) and class patterns (DC207) are rules of
+their own. A check outside the tree (P exported to other packages) cannot be seen.
 
 ## Fix safety
 The class is declined (DC503); nothing is rewritten.

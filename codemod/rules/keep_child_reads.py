@@ -5,7 +5,9 @@ Keeps a member of the parent when the class's own code reads it: ``self.X`` (or 
 ``self.X()``) in any method of the class, nested functions and lambdas included. In the
 class's ``__init__`` the statements are followed in order, and a read counts only where the
 class has not assigned ``X`` itself on every path before it (so a class that sets
-``self.X`` before reading it needs nothing of the parent for ``X``).
+``self.X`` before reading it needs nothing of the parent for ``X``). An assignment made before
+``super().__init__(...)`` does not count for what the parent's ``__init__`` (or a method it
+calls) may assign again.
 
 ## Why
 A member the class reads must still exist after reparenting, with the value the parent
@@ -54,6 +56,7 @@ def _flow_init(st, init: ast.FunctionDef) -> set[str]:
     cls = a.cls
     sn = first_param(init)
     exits: list[set[str]] = []
+    parent_assigns = _parent_init_assigns(st)
 
     def read(attr, line, state, where):
         if attr in state or attr in st.child_defines:
@@ -75,6 +78,9 @@ def _flow_init(st, init: ast.FunctionDef) -> set[str]:
         for s in stmts:
             if s is a.super_init_stmt:
                 stmt_reads(s, state, where)
+                # What the parent's __init__ may assign is the parent's from here on, whatever
+                # the class assigned before the call.
+                state -= parent_assigns
                 where = "after super().__init__"
                 continue
             if isinstance(s, ast.If):
@@ -122,3 +128,17 @@ def _flow_init(st, init: ast.FunctionDef) -> set[str]:
     if end is not None:
         exits.append(end)
     return set.intersection(*exits) if exits else set()
+
+
+def _parent_init_assigns(st) -> set[str]:
+    """Attributes the parent's ``__init__`` may assign, through the methods it calls too."""
+    pinit = st.a.parent_init
+    if pinit is None:
+        return set()
+    f = collect(pinit, first_param(pinit))
+    out = f.writes_attrs | f.mutates_attrs
+    effects = st.method_effects()
+    for m in f.calls_methods:
+        if m in effects:
+            out |= effects[m].writes
+    return out

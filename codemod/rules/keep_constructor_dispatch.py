@@ -2,18 +2,20 @@
 
 ## What it does
 When a kept statement of the parent's ``__init__`` calls ``self.m()`` and the class
-overrides ``m``, dynamic dispatch runs the class's ``m`` while constructing. What that
-override reads through ``self`` is kept (even what the class assigns later in its own
-``__init__``), and a hazard that does not change meaning records the dispatch.
+overrides ``m`` (directly, or in a parent method the call reaches), dynamic dispatch runs
+the class's ``m`` while constructing. What that override reads through ``self`` is kept
+(even what the class assigns later in its own ``__init__``), and a hazard that does not
+change meaning records the dispatch. The slice always keeps a statement whose calls reach
+code that stays on the class (its overrides, the new base's methods), so the override still
+runs, at the same point.
 
 ## Why
 The override runs before the class's own ``__init__`` has finished, so it may read the
 parent's attributes.
 
 ## Known problems
-Only calls that the slice keeps are followed; a call the slice drops (its statement
-defines nothing the class needs) is dropped with it, even when the override assigns
-attributes the class reads later.
+Calls through other names bound to ``self``, or by a name built at run time, are not
+followed.
 
 ## Fix safety
 Keeping is safe; the hazard is informational.

@@ -8,7 +8,11 @@ and bound to a literal or a name is substituted; any other becomes a local assig
 first. Locals of the slice that clash with names the class's ``__init__`` uses are renamed
 with the parent's name as a suffix. A class without ``__init__`` gets one with the
 parent's signature (unless a decorator such as ``@dataclass`` writes it). Folded branches
-(DC602), fused loops (DC603) and read-through values (DC604) are applied here.
+(DC602), fused loops (DC603) and read-through values (DC604) are applied here. The slice
+keeps, besides what defines the attributes the class needs: ``super().__init__()`` when the
+new base (or another base) needs it; every ``Base.__init__(self, ...)`` named explicitly;
+every call that reaches code staying on the class (its overrides, the new base's methods);
+and each ``self.m()`` is taken to define what ``m`` may assign and to need what it reads.
 
 ## Why
 The class keeps exactly the construction work it depends on, and nothing else runs.

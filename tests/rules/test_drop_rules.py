@@ -37,3 +37,19 @@ def test_unprovided_near_miss_assigned_in_init(tmp_path):
     base = "class Parent:\n    def __init__(self):\n        self.pool = [0]\n        self.late = 1\n"
     a, _ = analyse(tmp_path, {"base.py": base, "child.py": CHILD.format(attr="late")})
     assert "late" in a.kept and hazards_of(a, "DC152") == []
+
+
+def test_unprovided_near_miss_assigned_in_a_method_the_init_calls(tmp_path):
+    base = ("class Parent:\n    def __init__(self):\n        self.pool = [0]\n        self._setup()\n\n"
+            "    def _setup(self):\n        self.late = 1\n")
+    a, _ = analyse(tmp_path, {"base.py": base, "child.py": CHILD.format(attr="late")})
+    assert "late" in a.kept and hazards_of(a, "DC152") == []
+    assert "_setup" in a.kept  # the call is kept, so the method is copied
+
+
+def test_unprovided_still_dropped_when_the_class_overrides_the_called_method(tmp_path):
+    base = ("class Parent:\n    def __init__(self):\n        self.pool = [0]\n        self._setup()\n\n"
+            "    def _setup(self):\n        self.late = 1\n")
+    child = CHILD.format(attr="late") + "\n    def _setup(self):\n        pass\n"
+    a, _ = analyse(tmp_path, {"base.py": base, "child.py": child})
+    assert "late" not in a.kept and hazards_of(a, "DC152")

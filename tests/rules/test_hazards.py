@@ -35,6 +35,13 @@ def test_no_change_without_type_checks(tmp_path):
     pytest.param("DC201", "from .base import Parent\n\n\ndef f(x):\n    return issubclass(x, (int, Parent))\n", id="issubclass-tuple"),
     pytest.param("DC202", "from .base import Parent\n\nTYPES = (Parent, int)\n\n\ndef f(x):\n    return isinstance(x, TYPES)\n", id="type-list"),
     pytest.param("DC203", "def f(x):\n    return 'Parent' in [c.__name__ for c in type(x).__mro__]\n", id="name-in-mro-walk"),
+    pytest.param("DC205", "from .base import Parent\n\n\ndef f(g):\n    try:\n        g()\n    except Parent:\n        return 1\n", id="except-clause"),
+    pytest.param("DC205", "from .base import Parent\n\n\ndef f(g):\n    try:\n        g()\n    except (KeyError, Parent) as e:\n        return e\n", id="except-tuple"),
+    pytest.param("DC205", "import pytest\n\nfrom .base import Parent\n\n\ndef test_it():\n    with pytest.raises(Parent):\n        pass\n", id="pytest-raises"),
+    pytest.param("DC205", "import contextlib\n\nfrom .base import Parent\n\n\ndef f(g):\n    with contextlib.suppress(Parent):\n        g()\n", id="suppress"),
+    pytest.param("DC206", "from .base import Parent\n\n\ndef f(x):\n    return Parent in type(x).__mro__\n", id="in-mro"),
+    pytest.param("DC206", "from .base import Parent\n\n\ndef f(cls):\n    return Parent not in cls.mro()\n", id="not-in-mro-call"),
+    pytest.param("DC207", "from .base import Parent\n\n\ndef f(x):\n    match x:\n        case Parent(n=1):\n            return 1\n    return 0\n", id="match-class"),
 ])
 def test_type_checks_decline(tmp_path, rule, user):
     a, v = analyse(tmp_path, {**FILES, "user.py": user})
@@ -47,6 +54,11 @@ def test_type_checks_decline(tmp_path, rule, user):
     pytest.param("from .base import Parent\n\n\ndef f(x: int):\n    return isinstance(x, Parent)\n", id="receiver-cannot-be-the-class"),
     pytest.param("from .base import Parent\n\nTYPES = (Parent, int)\n", id="type-list-without-type-checks"),
     pytest.param("def f(x):\n    return type(x).__name__ == 'Parent'\n", id="exact-name-check"),
+    pytest.param("from .base import Parent\nfrom .child import Child\n\n\ndef f(g):\n    try:\n        g()\n    except (Parent, Child):\n        return 1\n", id="except-names-the-class-too"),
+    pytest.param("from .base import Parent\n\n\ndef f(g):\n    try:\n        g()\n    except Exception:\n        return Parent\n", id="except-another-type"),
+    pytest.param("from .base import Parent\n\n\ndef f(x):\n    return type(x) is Parent or x.__class__ == Parent\n", id="exact-type-checks"),
+    pytest.param("from .base import Parent\n\n\ndef f(x):\n    return Parent in [1, 2]\n", id="in-a-plain-list"),
+    pytest.param("from .base import Parent\nfrom .child import Child\n\n\ndef f(x):\n    match x:\n        case Child():\n            return 2\n        case Parent():\n            return 1\n    return 0\n", id="match-the-class-first"),
 ])
 def test_near_misses_do_not_decline(tmp_path, user):
     a, v = analyse(tmp_path, {**FILES, "user.py": user})

@@ -130,3 +130,31 @@ def test_side_effect_classifier_prefers_statement_level_rules():
     assert side_effect(stmt, collect(stmt, "self", set()))[0] == "DC402"
     stmt = ast.parse("x = 1").body[0]
     assert side_effect(stmt, collect(stmt, "self", {"x"})) is None
+
+
+def test_an_explicit_base_init_on_self_is_always_kept():
+    _, kept = slice_of("""
+        def __init__(self, name, n):
+            Named.__init__(self, name)
+            object.__init__(self)
+            self.pool = [0] * n
+            self.n = n
+        """, {"n"})
+    assert kept == ["Named.__init__(self, name)", "self.n = n"]
+
+
+def test_a_method_call_defines_what_the_method_assigns_and_needs_what_it_reads():
+    from codemod.facts import MethodEffects
+
+    methods = {"_setup": MethodEffects(reads={"scale"}, writes={"size"}, calls={"_setup"}),
+               "_warm": MethodEffects(reads={"pool"}, writes={"warmed"}, calls={"_warm"})}
+    fn = ast.parse(textwrap.dedent("""
+        def __init__(self, n):
+            self.scale = 2
+            self.pool = [0] * n
+            self._setup(n)
+            self._warm()
+            self.scale = 3
+        """)).body[0]
+    res = Slicer(fn, "self", consts={}, foreign_classes=set(), keep_super=False, methods=methods).run({"size", "scale"})
+    assert sorted(ln for ln, _ in res.kept) == [3, 5, 7]  # scale = 2 feeds _setup; pool and _warm go

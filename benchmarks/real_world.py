@@ -1,0 +1,730 @@
+#!/usr/bin/env python3
+"""Real-world campaign: run decouple on every candidate class of real libraries.
+
+    python3 benchmarks/real_world.py sqlparse jinja2 attrs markdown prompt_toolkit werkzeug
+    python3 benchmarks/real_world.py --list          # the pinned table
+
+For each library of the pinned table below it:
+
+1. downloads the pinned sdist from PyPI (``pip download --no-deps --no-binary LIB``) into
+   ``WORK/<lib>/`` (default WORK: /tmp/real-world), unpacks it there (``pristine/``, never
+   modified), and checks that the sdist ships its tests;
+2. makes a venv there with the library installed from the unpacked source plus its test
+   dependencies;
+3. runs the library's own suite twice on a copy (baseline); a test that fails in either run, or
+   whose outcome differs between the two (flaky), is deselected from every later run;
+4. enumerates every candidate class (a module-level class whose first base is a class of the
+   same library, with an ``__init__`` defined in that base or one of its bases in the library);
+5. runs ``decouple ROOT --class mod:Name --output OUT --no-cache`` on each (with a timeout) and
+   records exit code, decision, rule, reason, any traceback, wall time, whether the input tree
+   is byte-identical afterwards, whether ``patch.diff`` applies to a fresh copy, and for each
+   patch the suite on the patched copy: the tests that now fail but passed in the baseline;
+6. writes ``benchmarks/results/real-world/<lib>.json`` and ``summary.md`` (all libraries).
+
+Every subprocess runs under ``nice -n 10``.  Test runs use ``-p no:cacheprovider``, a
+``--maxfail`` and a per-run timeout, and only candidates that produced a patch are tested.
+The library code stays outside this repository; only results are written here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_OUT = REPO / "benchmarks" / "results" / "real-world"
+DEFAULT_WORK = Path("/tmp/real-world")
+NICE = ["nice", "-n", "10"]
+
+# name: pinned version, root (dir holding the packages, relative to the sdist), packages,
+# test deps, pytest args (relative to the sdist dir), extra env
+LIBS: dict[str, dict] = {
+    "sqlparse": dict(version="0.5.3", root=".", packages=["sqlparse"],
+                     test_deps=["pytest"], pytest=["tests"]),
+    "jinja2": dict(version="3.1.4", root="src", packages=["jinja2"],
+                   test_deps=["pytest", "trio"], pytest=["tests"]),
+    "attrs": dict(version="24.2.0", root="src", packages=["attr", "attrs"],
+                  test_deps=["pytest", "hypothesis", "cloudpickle", "pympler"],
+                  pytest=["tests"]),
+    "markdown": dict(version="3.7", root=".", packages=["markdown"],
+                     test_deps=["pytest", "pyyaml"], pytest=["tests"]),
+    "prompt_toolkit": dict(version="3.0.48", root="src", packages=["prompt_toolkit"],
+                           test_deps=["pytest"], pytest=["tests"]),
+    "werkzeug": dict(version="3.1.3", root="src", packages=["werkzeug"],
+                     test_deps=["pytest", "pytest-timeout", "pytest-xprocess", "cryptography",
+                                "watchdog", "greenlet", "ephemeral-port-reserve"],
+                     pytest=["tests", "-p", "no:xprocess", "--ignore=tests/live_apps",
+                             "--ignore=tests/test_serving.py", "--ignore=tests/test_debug.py",
+                             "--ignore=tests/test_serving_dev_server.py",
+                             "--ignore=tests/middleware/test_http_proxy.py"]),
+    "pygments": dict(version="2.18.0", root=".", packages=["pygments"],
+                     test_deps=["pytest", "wcag-contrast-ratio"],
+                     pytest=["tests", "--ignore=tests/examplefiles", "--ignore=tests/snippets",
+                             "--ignore=tests/contrast"]),
+    "networkx": dict(version="3.4.2", root=".", packages=["networkx"],
+                     test_deps=["pytest"], pytest=["networkx"]),
+    "rich": dict(version="13.9.4", root=".", packages=["rich"], test_deps=["pytest"],
+                 pytest=["tests"]),  # its sdist ships no tests: refused below
+}
+
+# A pytest plugin (written to the work dir, loaded with -p): deselects the node ids listed in
+# $RW_DESELECT and writes each test's outcome to $RW_RESULTS as JSON.
+PLUGIN = r'''
+import json, os
+
+_out = {}
+_collect = {}
+
+def pytest_collection_modifyitems(session, config, items):
+    path = os.environ.get("RW_DESELECT")
+    if not path or not os.path.exists(path):
+        return
+    with open(path) as f:
+        drop = set(json.load(f))
+    keep, gone = [], []
+    for it in items:
+        (gone if it.nodeid in drop else keep).append(it)
+    if gone:
+        config.hook.pytest_deselected(items=gone)
+        items[:] = keep
+
+def pytest_collectreport(report):
+    if report.failed:
+        _collect[report.nodeid] = str(report.longrepr)[-3000:]
+
+_errs = {}
+
+def pytest_runtest_logreport(report):
+    prev = _out.get(report.nodeid)
+    if report.failed:
+        _out[report.nodeid] = "failed"
+        _errs[report.nodeid] = str(report.longrepr)[-2000:]
+    elif prev == "failed":
+        return
+    elif report.skipped and report.when in ("setup", "call"):
+        _out[report.nodeid] = "xfailed" if hasattr(report, "wasxfail") else "skipped"
+    elif report.when == "call":
+        _out[report.nodeid] = "passed"
+
+def pytest_sessionfinish(session, exitstatus):
+    path = os.environ.get("RW_RESULTS")
+    if path:
+        with open(path, "w") as f:
+            json.dump({"tests": _out, "collect_errors": _collect, "errors": _errs,
+                       "exitstatus": int(exitstatus)}, f)
+'''
+
+
+def log(msg: str) -> None:
+    print(msg, flush=True)
+
+
+def run(cmd, *, cwd=None, env=None, timeout=None, check=False) -> subprocess.CompletedProcess:
+    full = NICE + [str(c) for c in cmd]
+    try:
+        cp = subprocess.run(full, cwd=cwd, env=env, timeout=timeout, capture_output=True,
+                            text=True)
+    except subprocess.TimeoutExpired as e:
+        cp = subprocess.CompletedProcess(full, 124, _s(e.stdout), _s(e.stderr) + "\n[timeout]")
+    if check and cp.returncode != 0:
+        raise RuntimeError(f"{' '.join(full)} failed ({cp.returncode}):\n{cp.stdout[-2000:]}\n"
+                           f"{cp.stderr[-3000:]}")
+    return cp
+
+
+def _s(b) -> str:
+    if b is None:
+        return ""
+    return b.decode(errors="replace") if isinstance(b, bytes) else b
+
+
+def tree_hash(root: Path) -> dict[str, str]:
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for fn in sorted(filenames):
+            p = Path(dirpath, fn)
+            if p.is_symlink():
+                out[str(p.relative_to(root))] = "link:" + os.readlink(p)
+                continue
+            out[str(p.relative_to(root))] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+# ---------------------------------------------------------------- setup
+
+
+def setup_library(name: str, spec: dict, work: Path) -> dict:
+    """Download, unpack, make the venv. Returns paths."""
+    work.mkdir(parents=True, exist_ok=True)
+    dl = work / "dl"
+    pristine = work / "pristine"
+    if not any(dl.glob("*.tar.gz")) and not any(dl.glob("*.zip")):
+        run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", name,
+             f"{name}=={spec['version']}", "-d", dl], check=True, timeout=900)
+    archive = next(iter(sorted(dl.glob("*.tar.gz")) + sorted(dl.glob("*.zip"))))
+    if not pristine.exists():
+        tmp = work / "unpack.tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        if archive.name.endswith(".zip"):
+            with zipfile.ZipFile(archive) as z:
+                z.extractall(tmp)
+        else:
+            with tarfile.open(archive) as t:
+                t.extractall(tmp, filter="data")
+        (top,) = list(tmp.iterdir())
+        top.rename(pristine)
+        tmp.rmdir()
+    test_paths = [a for a in spec["pytest"] if not a.startswith("-") and
+                  not spec["pytest"][max(0, spec["pytest"].index(a) - 1)] == "-p"]
+    if not any((pristine / t).exists() for t in test_paths) or not any(
+            (pristine / t).rglob("test*.py") for t in test_paths if (pristine / t).exists()):
+        raise RuntimeError(f"the {name} {spec['version']} sdist ships no tests "
+                           f"({', '.join(test_paths)} missing): pick another library")
+    venv = work / "venv"
+    py = venv / "bin" / "python"
+    if not (venv / ".rw-ok").exists():
+        shutil.rmtree(venv, ignore_errors=True)
+        run([sys.executable, "-m", "venv", venv], check=True)
+        # install from a writable copy of the unpacked source (builds write into it)
+        build = work / "build-src"
+        shutil.rmtree(build, ignore_errors=True)
+        shutil.copytree(pristine, build)
+        _writable(build)
+        run([py, "-m", "pip", "install", "-q", build] + spec["test_deps"], check=True,
+            timeout=1800)
+        shutil.rmtree(build, ignore_errors=True)
+        (venv / ".rw-ok").write_text("ok\n")
+    (work / "rw_plugin.py").write_text(PLUGIN)
+    return dict(pristine=pristine, py=py, archive=archive.name)
+
+
+def _writable(root: Path) -> None:
+    for p in [root, *root.rglob("*")]:
+        if not p.is_symlink():
+            p.chmod(p.stat().st_mode | 0o200)
+
+
+def fresh_copy(pristine: Path, dest: Path) -> None:
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(pristine, dest, symlinks=True)
+    _writable(dest)
+
+
+def run_suite(name: str, spec: dict, lib: dict, tree: Path, work: Path, tag: str, *,
+              deselect: list[str] | None, maxfail: int | None, timeout: int) -> dict:
+    results = work / f"results-{tag}.json"
+    results.unlink(missing_ok=True)
+    desel = work / "deselect.json"
+    env = dict(os.environ)
+    env.pop("PYTHONHOME", None)
+    root = tree / spec["root"]
+    env["PYTHONPATH"] = os.pathsep.join([str(root), str(work)])
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["RW_RESULTS"] = str(results)
+    if deselect is not None:
+        desel.write_text(json.dumps(deselect))
+        env["RW_DESELECT"] = str(desel)
+    else:
+        env.pop("RW_DESELECT", None)
+    env["HYPOTHESIS_STORAGE_DIRECTORY"] = str(work / "hypothesis")
+    # make sure the tree under test is what gets imported
+    chk = run([lib["py"], "-c",
+               f"import {spec['packages'][0]} as m; print(m.__file__)"], cwd=tree, env=env,
+              timeout=120)
+    imported = chk.stdout.strip()
+    cmd = [lib["py"], "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "rw_plugin",
+           "--continue-on-collection-errors", "-o", "addopts=", "-W", "ignore::DeprecationWarning"]
+    if maxfail:
+        cmd.append(f"--maxfail={maxfail}")
+    cmd += spec["pytest"]
+    t0 = time.monotonic()
+    cp = run(cmd, cwd=tree, env=env, timeout=timeout)
+    wall = round(time.monotonic() - t0, 1)
+    data = {}
+    if results.exists():
+        data = json.loads(results.read_text())
+    tail = (cp.stdout + cp.stderr).strip().splitlines()
+    return dict(rc=cp.returncode, wall_s=wall, imported=imported,
+                import_ok=chk.returncode == 0 and imported.startswith(str(root)),
+                import_error=chk.stderr[-1500:] if chk.returncode else "",
+                tests=data.get("tests", {}), collect_errors=data.get("collect_errors", {}),
+                errors=data.get("errors", {}), summary=tail[-1] if tail else "",
+                timed_out=cp.returncode == 124)
+
+
+# ---------------------------------------------------------------- candidates
+
+
+def module_files(root: Path, packages: list[str]) -> dict[str, tuple[Path, bool]]:
+    mods = {}
+    for pkg in packages:
+        base = root / pkg
+        if base.is_file() or (root / f"{pkg}.py").is_file():
+            mods[pkg] = (root / f"{pkg}.py", False)
+            continue
+        for p in sorted(base.rglob("*.py")):
+            rel = p.relative_to(root).with_suffix("")
+            parts = list(rel.parts)
+            # only importable packages (every dir has __init__.py)
+            if any(not (root.joinpath(*parts[:i]) / "__init__.py").exists()
+                   for i in range(1, len(parts))):
+                continue
+            is_pkg = parts[-1] == "__init__"
+            if is_pkg:
+                parts = parts[:-1]
+            mods[".".join(parts)] = (p, is_pkg)
+    return mods
+
+
+def _module_stmts(body):
+    for st in body:
+        yield st
+        if isinstance(st, ast.If):
+            yield from _module_stmts(st.body)
+            yield from _module_stmts(st.orelse)
+        elif isinstance(st, ast.Try):
+            yield from _module_stmts(st.body)
+            for h in st.handlers:
+                yield from _module_stmts(h.body)
+            yield from _module_stmts(st.orelse)
+            yield from _module_stmts(st.finalbody)
+
+
+def _dotted(e):
+    if isinstance(e, ast.Subscript):
+        e = e.value
+    if isinstance(e, ast.Name):
+        return e.id
+    if isinstance(e, ast.Attribute):
+        d = _dotted(e.value)
+        return f"{d}.{e.attr}" if d else None
+    return None
+
+
+def enumerate_candidates(root: Path, packages: list[str]) -> list[dict]:
+    mods = module_files(root, packages)
+    info = {}  # mod -> dict(classes={name: node}, binds={alias: (kind, target)})
+    for mod, (path, is_pkg) in mods.items():
+        try:
+            tree = ast.parse(path.read_bytes())
+        except SyntaxError:
+            continue
+        classes, binds = {}, {}
+        pkg = mod if is_pkg else mod.rpartition(".")[0]
+        for st in _module_stmts(tree.body):
+            if isinstance(st, ast.ClassDef):
+                classes.setdefault(st.name, st)
+            elif isinstance(st, ast.ImportFrom):
+                if st.level:
+                    parts = pkg.split(".")
+                    parts = parts[:len(parts) - (st.level - 1)] if st.level > 1 else parts
+                    src = ".".join(parts + ([st.module] if st.module else []))
+                else:
+                    src = st.module or ""
+                for a in st.names:
+                    binds.setdefault(a.asname or a.name, ("from", src, a.name))
+            elif isinstance(st, ast.Import):
+                for a in st.names:
+                    if a.asname:
+                        binds.setdefault(a.asname, ("mod", a.name))
+                    else:
+                        top = a.name.split(".")[0]
+                        binds.setdefault(top, ("mod", top))
+        info[mod] = dict(classes=classes, binds=binds, path=path)
+
+    def resolve_in(mod, dotted, depth=0):
+        """(module, classname) of a dotted name as seen in module mod, or None."""
+        if depth > 12 or mod not in info:
+            return None
+        head, _, rest = dotted.partition(".")
+        m = info[mod]
+        if not rest:
+            if head in m["classes"]:
+                return (mod, head)
+            b = m["binds"].get(head)
+            if b and b[0] == "from":
+                if f"{b[1]}.{b[2]}" in info:
+                    return None  # a module, not a class
+                return resolve_in(b[1], b[2], depth + 1)
+            return None
+        b = m["binds"].get(head)
+        target = None
+        if b and b[0] == "mod":
+            target = b[1]
+        elif b and b[0] == "from" and f"{b[1]}.{b[2]}" in info:
+            target = f"{b[1]}.{b[2]}"
+        if target is None:
+            return None
+        # walk submodules as far as they go, then resolve the rest in the last one
+        parts = rest.split(".")
+        while len(parts) > 1 and f"{target}.{parts[0]}" in info:
+            target = f"{target}.{parts.pop(0)}"
+        if len(parts) == 1:
+            return resolve_in(target, parts[0], depth + 1)
+        return None
+
+    def bases_of(key):
+        mod, name = key
+        node = info[mod]["classes"][name]
+        out = []
+        for b in node.bases:
+            d = _dotted(b)
+            out.append(resolve_in(mod, d) if d else None)
+        return out
+
+    def has_init(key):
+        node = info[key[0]]["classes"][key[1]]
+        return any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"
+                   for s in node.body)
+
+    def init_above(key, seen):
+        # the base itself or any of its bases (all bases, depth first)
+        if key in seen:
+            return None
+        seen.add(key)
+        if has_init(key):
+            return key
+        for b in bases_of(key):
+            if b:
+                r = init_above(b, seen)
+                if r:
+                    return r
+        return None
+
+    cands = []
+    for mod in sorted(info):
+        for name, node in info[mod]["classes"].items():
+            if not node.bases:
+                continue
+            first = bases_of((mod, name))[0]
+            if not first:
+                continue
+            where = init_above(first, set())
+            if not where:
+                continue
+            cands.append(dict(qualname=f"{mod}:{name}", file=str(info[mod]["path"].relative_to(root)),
+                              line=node.lineno, parent=f"{first[0]}:{first[1]}",
+                              init_in=f"{where[0]}:{where[1]}",
+                              own_init=has_init((mod, name))))
+    return cands
+
+
+# ---------------------------------------------------------------- one candidate
+
+
+def run_decouple(cand: dict, root: Path, out: Path, timeout: int) -> dict:
+    shutil.rmtree(out, ignore_errors=True)
+    env = dict(os.environ)
+    env["DECOUPLE_CACHE_DIR"] = str(out.parent / "cache-unused")
+    t0 = time.monotonic()
+    cp = run([DECOUPLE, root, "--class", cand["qualname"], "--output", out, "--no-cache"],
+             timeout=timeout, env=env)
+    wall = round(time.monotonic() - t0, 2)
+    rec = dict(rc=cp.returncode, wall_s=wall, stderr=cp.stderr[-4000:].strip(),
+               stdout_tail=cp.stdout[-1000:].strip())
+    rec["traceback"] = ("Traceback" in cp.stderr or "internal error" in cp.stderr.lower()
+                        or cp.returncode not in (0, 2, 3))
+    rec["timed_out"] = cp.returncode == 124
+    rep = out / "report.json"
+    if rep.exists():
+        try:
+            data = json.loads(rep.read_text())
+            cls = next((c for c in data.get("classes", [])
+                        if c.get("qualname") == cand["qualname"]), None) or \
+                (data.get("classes") or [None])[0]
+        except (ValueError, StopIteration):
+            cls = None
+        if cls:
+            for k in ("decision", "rule", "reason", "parent", "new_base", "nothing_to_do",
+                      "reuse", "init_reuse", "dropped_side_effects", "hazards", "inlined",
+                      "super_calls", "skipped_files"):
+                rec[k] = cls.get(k)
+            rec["kept"] = [k.get("member") for k in cls.get("kept", [])]
+            rec["dropped"] = [d.get("member", d) if isinstance(d, dict) else d
+                              for d in cls.get("dropped", [])]
+    patch = out / "patch.diff"
+    rec["patch"] = patch.read_text() if patch.exists() and patch.stat().st_size else None
+    return rec
+
+
+def apply_patch(patch_file: Path, tree: Path) -> tuple[bool, str]:
+    cp = run(["git", "apply", "--whitespace=nowarn", patch_file], cwd=tree)
+    if cp.returncode == 0:
+        return True, "git apply"
+    cp2 = run(["patch", "-p1", "--batch", "--forward", "-i", patch_file], cwd=tree)
+    if cp2.returncode == 0:
+        return True, "patch -p1 (git apply failed: " + cp.stderr.strip()[:300] + ")"
+    return False, (cp.stderr + cp2.stdout + cp2.stderr).strip()[-1500:]
+
+
+# ---------------------------------------------------------------- a library
+
+
+def campaign(name: str, args) -> dict:
+    spec = LIBS[name]
+    work = Path(args.work) / name
+    res: dict = dict(library=name, version=spec["version"], tool_commit=TOOL_COMMIT,
+                     started=time.strftime("%Y-%m-%d %H:%M:%S"), root=spec["root"])
+    t_lib = time.monotonic()
+    log(f"== {name} {spec['version']}: setup")
+    try:
+        lib = setup_library(name, spec, work)
+    except Exception as e:  # noqa: BLE001 - reported, campaign moves on
+        res["setup_error"] = str(e)[-3000:]
+        log(f"== {name}: setup failed: {str(e).splitlines()[0]}")
+        return res
+    res["sdist"] = lib["archive"]
+    pristine = lib["pristine"]
+    root = pristine / spec["root"]
+
+    # baseline, twice
+    stable_pass: set[str] = set()
+    deselect: list[str] = []
+    if not args.no_tests:
+        runs = []
+        for i in (1, 2):
+            bcopy = work / "baseline"
+            fresh_copy(pristine, bcopy)
+            r = run_suite(name, spec, lib, bcopy, work, f"baseline{i}", deselect=None,
+                          maxfail=None, timeout=args.baseline_timeout)
+            log(f"   baseline {i}: {len(r['tests'])} tests, {r['wall_s']} s, rc {r['rc']}: "
+                f"{r['summary']}")
+            runs.append(r)
+        a, b = runs[0]["tests"], runs[1]["tests"]
+        if not a or not runs[0]["import_ok"]:
+            res["setup_error"] = (f"baseline collected nothing (rc {runs[0]['rc']}, imported "
+                                  f"{runs[0]['imported']!r}): {runs[0]['summary']}")
+            log(f"== {name}: {res['setup_error']}")
+            return res
+        ok = {"passed", "xfailed", "skipped"}
+        flaky = sorted(n for n in set(a) | set(b) if a.get(n) != b.get(n))
+        failing = sorted(n for n in set(a) | set(b)
+                         if n not in flaky and a.get(n) not in ok)
+        stable_pass = {n for n in a if a[n] == "passed" and b.get(n) == "passed"}
+        deselect = flaky + failing
+        res["baseline"] = dict(
+            tests=len(set(a) | set(b)), passed_both=len(stable_pass), flaky=flaky,
+            failing=failing, collect_errors=sorted(set(runs[0]["collect_errors"]) |
+                                                   set(runs[1]["collect_errors"])),
+            wall_s=[runs[0]["wall_s"], runs[1]["wall_s"]],
+            summary=[runs[0]["summary"], runs[1]["summary"]])
+        res["baseline_timeout"] = any(r["timed_out"] for r in runs)
+
+    cands = enumerate_candidates(root, spec["packages"])
+    res["candidates_total"] = len(cands)
+    if args.limit:
+        cands = cands[:args.limit]
+    log(f"   {res['candidates_total']} candidates" + (f", running {len(cands)}" if args.limit else ""))
+    before_all = tree_hash(pristine)
+    out_base = work / "out"
+    out_base.mkdir(exist_ok=True)
+    recs = []
+    for i, cand in enumerate(cands, 1):
+        before = before_all
+        out = out_base / cand["qualname"].replace(":", "__")
+        rec = dict(cand)
+        rec.update(run_decouple(cand, root, out, args.jobs_timeout))
+        after = tree_hash(pristine)
+        changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+        rec["input_unchanged"] = not changed
+        rec["input_changed_files"] = changed[:50]
+        if changed:
+            before_all = after
+        if rec["patch"]:
+            pcopy = work / "patched"
+            fresh_copy(pristine, pcopy)
+            okp, how = apply_patch(out / "patch.diff", pcopy / spec["root"])
+            rec["patch_applied"] = okp
+            rec["patch_apply"] = how
+            # patched files must equal files/ the tool wrote
+            if okp and not args.no_tests:
+                r = run_suite(name, spec, lib, pcopy, work, "patched", deselect=deselect,
+                              maxfail=args.maxfail, timeout=args.test_timeout)
+                new_fail = sorted(n for n, o in r["tests"].items()
+                                  if o == "failed" and n in stable_pass)
+                base_ce = set(res["baseline"]["collect_errors"])
+                new_ce = sorted(n for n in r["collect_errors"] if n not in base_ce)
+                rec["tests"] = dict(
+                    rc=r["rc"], wall_s=r["wall_s"], ran=len(r["tests"]),
+                    import_ok=r["import_ok"], import_error=r["import_error"],
+                    timed_out=r["timed_out"], summary=r["summary"],
+                    new_failures=new_fail, new_collect_errors=new_ce,
+                    not_run=len(stable_pass - set(r["tests"])),
+                    failure_details={n: r["errors"].get(n, "")[-1500:] for n in new_fail[:10]},
+                    collect_error_details={n: r["collect_errors"][n][-1500:] for n in new_ce[:5]})
+                rec["broke_tests"] = bool(new_fail or new_ce or not r["import_ok"]
+                                          or r["timed_out"])
+        rec["patch_lines"] = len(rec["patch"].splitlines()) if rec["patch"] else 0
+        recs.append(rec)
+        t = rec.get("tests")
+        tinfo = ""
+        if rec["patch"]:
+            tinfo = f" patch {'applied' if rec.get('patch_applied') else 'DID NOT APPLY'}"
+            if t:
+                tinfo += (f", tests {t['ran']} ran {t['wall_s']} s: "
+                          + (f"BROKE {len(t['new_failures'])} + {len(t['new_collect_errors'])} "
+                             f"collect" if rec.get("broke_tests") else "ok"))
+        log(f"   [{i}/{len(cands)}] {cand['qualname']} ({cand['parent']}): rc {rec['rc']} "
+            f"{rec.get('decision') or '-'} {rec.get('rule') or ''} {rec['wall_s']} s"
+            + (" TRACEBACK" if rec["traceback"] else "")
+            + ("" if rec["input_unchanged"] else " INPUT CHANGED") + tinfo)
+    res["candidates"] = recs
+    res["wall_s"] = round(time.monotonic() - t_lib, 1)
+    return res
+
+
+# ---------------------------------------------------------------- summary
+
+
+def counts(res: dict) -> dict:
+    recs = res.get("candidates", [])
+    c = dict(candidates=res.get("candidates_total", 0), run=len(recs))
+    for d in ("decouple", "decline", "unsafe"):
+        c[d] = sum(1 for r in recs if r.get("decision") == d)
+    c["other"] = c["run"] - c["decouple"] - c["decline"] - c["unsafe"]
+    c["tracebacks"] = sum(1 for r in recs if r.get("traceback"))
+    c["timeouts"] = sum(1 for r in recs if r.get("timed_out"))
+    c["input_changed"] = sum(1 for r in recs if not r.get("input_unchanged", True))
+    c["patches"] = sum(1 for r in recs if r.get("patch"))
+    c["not_applied"] = sum(1 for r in recs if r.get("patch") and not r.get("patch_applied"))
+    c["broke"] = sum(1 for r in recs if r.get("broke_tests"))
+    c["decouple_s"] = round(sum(r.get("wall_s", 0) for r in recs), 1)
+    return c
+
+
+def summary_md(results: list[dict]) -> str:
+    lines = [f"# Real-world campaign (decouple at {TOOL_COMMIT})", "",
+             "Generated by `benchmarks/real_world.py`; per-candidate detail in `<lib>.json`.", "",
+             "| library | candidates | decouple | decline | unsafe | other | tracebacks | "
+             "timeouts | input changed | patches | not applied | broke tests | baseline tests "
+             "(stable pass / excluded) | decouple time | total time |",
+             "|" + "---|" * 15]
+    for res in results:
+        if "setup_error" in res:
+            lines.append(f"| {res['library']} {res['version']} | setup failed: "
+                         f"{res['setup_error'].splitlines()[0][:120]} |" + " |" * 13)
+            continue
+        c = counts(res)
+        b = res.get("baseline", {})
+        bt = (f"{b.get('passed_both', '-')} / {len(b.get('flaky', [])) + len(b.get('failing', []))}"
+              if b else "-")
+        lines.append(f"| {res['library']} {res['version']} | {c['candidates']}"
+                     + (f" ({c['run']} run)" if c['run'] != c['candidates'] else "")
+                     + f" | {c['decouple']} | {c['decline']} | {c['unsafe']} | {c['other']} | "
+                     f"{c['tracebacks']} | {c['timeouts']} | {c['input_changed']} | {c['patches']} "
+                     f"| {c['not_applied']} | {c['broke']} | {bt} | {c['decouple_s']} s | "
+                     f"{res.get('wall_s', '-')} s |")
+    for res in results:
+        recs = res.get("candidates", [])
+        if not recs:
+            continue
+        lines += ["", f"## {res['library']} {res['version']}", ""]
+        rules: dict = {}
+        for r in recs:
+            rules.setdefault((r.get("decision") or f"rc {r['rc']}", r.get("rule") or ""), 0)
+            rules[(r.get("decision") or f"rc {r['rc']}", r.get("rule") or "")] += 1
+        lines.append("By rule: " + ", ".join(f"{d} {ru}: {n}" for (d, ru), n in
+                                             sorted(rules.items(), key=lambda x: -x[1])))
+        lines += ["", "| class | parent | decision | rule | init kept/total | dropped side "
+                  "effects | tests |", "|---|---|---|---|---|---|---|"]
+        for r in recs:
+            if r.get("decision") != "decouple" and not r.get("traceback") and r["rc"] != 3:
+                continue
+            ir = r.get("init_reuse") or {}
+            dse = "; ".join(_short(x) for x in (r.get("dropped_side_effects") or []))[:300]
+            t = r.get("tests")
+            ts = "-"
+            if t:
+                ts = ("BROKE: " + ", ".join(t["new_failures"][:5] + t["new_collect_errors"][:3])
+                      if r.get("broke_tests") else f"ok ({t['ran']} ran)")
+                if r.get("broke_tests") and not t["import_ok"]:
+                    ts += " (import failed)"
+            elif r.get("patch") and not r.get("patch_applied"):
+                ts = "patch did not apply"
+            lines.append(f"| `{r['qualname']}` | `{r['parent']}` | {r.get('decision') or 'rc ' + str(r['rc'])}"
+                         + (" TRACEBACK" if r.get("traceback") else "")
+                         + f" | {r.get('rule') or ''} | {ir.get('statements_kept', '-')}/"
+                         f"{ir.get('statements_total', '-')} | {dse or '-'} | {ts} |")
+    return "\n".join(lines) + "\n"
+
+
+def _short(x) -> str:
+    if isinstance(x, dict):
+        return str(x.get("statement") or x.get("what") or x.get("effect") or
+                   json.dumps(x, sort_keys=True))
+    return str(x)
+
+
+def main(argv=None) -> int:
+    global DECOUPLE, TOOL_COMMIT
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("libs", nargs="*", help="libraries of the pinned table")
+    ap.add_argument("--jobs-timeout", type=int, default=120,
+                    help="timeout of one decouple run, seconds (default 120)")
+    ap.add_argument("--test-timeout", type=int, default=300,
+                    help="timeout of one test-suite run on a patched copy (default 300)")
+    ap.add_argument("--baseline-timeout", type=int, default=900)
+    ap.add_argument("--maxfail", type=int, default=10,
+                    help="stop a patched suite after N failures (default 10)")
+    ap.add_argument("--limit", type=int, default=0, help="at most N candidates per library")
+    ap.add_argument("--out", default=str(DEFAULT_OUT), help="results dir")
+    ap.add_argument("--work", default=str(DEFAULT_WORK), help="work dir (outside the repo)")
+    ap.add_argument("--decouple", default=shutil.which("decouple") or "/tmp/rw-tool/bin/decouple",
+                    help="the decouple executable (default: the one on PATH)")
+    ap.add_argument("--no-tests", action="store_true", help="skip every test-suite run")
+    ap.add_argument("--summary-only", action="store_true",
+                    help="only rebuild summary.md from the JSON files in --out")
+    ap.add_argument("--list", action="store_true", help="print the pinned table")
+    args = ap.parse_args(argv)
+    if args.list:
+        for n, s in LIBS.items():
+            print(f"{n}=={s['version']}  root={s['root']}  tests: {' '.join(s['pytest'])}")
+        return 0
+    DECOUPLE = args.decouple
+    cp = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                        capture_output=True, text=True)
+    TOOL_COMMIT = cp.stdout.strip() or "unknown"
+    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "codemod"],
+                           capture_output=True, text=True).stdout.strip()
+    if dirty:
+        TOOL_COMMIT += "+dirty(codemod)"
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for n in args.libs:
+        if n not in LIBS:
+            ap.error(f"unknown library {n!r}; pinned: {', '.join(LIBS)}")
+    for n in args.libs:
+        if args.summary_only:
+            break
+        res = campaign(n, args)
+        (out / f"{n}.json").write_text(json.dumps(res, indent=1, sort_keys=False) + "\n")
+        c = counts(res) if "setup_error" not in res else {}
+        log(f"== {n}: {c or res['setup_error'].splitlines()[0]}")
+    results = []
+    for f in sorted(out.glob("*.json")):
+        try:
+            results.append(json.loads(f.read_text()))
+        except ValueError:
+            pass
+    (out / "summary.md").write_text(summary_md(results))
+    log(f"wrote {out / 'summary.md'}")
+    return 0
+
+
+DECOUPLE = "decouple"
+TOOL_COMMIT = "unknown"
+
+if __name__ == "__main__":
+    sys.exit(main())
