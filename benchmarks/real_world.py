@@ -71,6 +71,8 @@ LIBS: dict[str, dict] = {
                      test_deps=["pytest", "wcag-contrast-ratio"],
                      pytest=["tests", "--ignore=tests/examplefiles", "--ignore=tests/snippets",
                              "--ignore=tests/contrast"]),
+    "tornado": dict(version="6.4.1", root=".", packages=["tornado"], test_deps=["pytest"],
+                    pytest=["tornado/test"]),
     "networkx": dict(version="3.4.2", root=".", packages=["networkx"],
                      test_deps=["pytest"], pytest=["networkx"]),
     "rich": dict(version="13.9.4", root=".", packages=["rich"], test_deps=["pytest"],

@@ -16,7 +16,7 @@ import libcst as cst
 from .cst_util import Located
 from .model import ClassAnalysis, ClassPlan, ModulePatch
 from .index import ModuleInfo
-from .rules import rewrite_copy_members, rewrite_inline_init, rewrite_reparent
+from .rules import rewrite_bind_names, rewrite_copy_members, rewrite_inline_init, rewrite_reparent
 from .rules.rewrite_imports import add_import, add_missing, remove_unused
 
 
@@ -30,6 +30,7 @@ class ClassRewrite:
     pinfo: ModuleInfo
     base_ref: str | None  # how C's module spells B (None: object, no base)
     parent_index: int  # which of C's bases is P
+    aliases: dict = field(default_factory=dict)  # free name -> (alias, module, object): DC608
     plan: ClassPlan = field(default_factory=ClassPlan)
 
     @property
@@ -49,8 +50,8 @@ class ClassRewrite:
         return rewrite_reparent.apply(self, cd, marked=bool(inlined))
 
 
-def base_reference(index, a: ClassAnalysis) -> tuple[str | None, tuple[str, str] | None]:
-    """How C's module spells the new base, and the import it needs (module, name), if any."""
+def base_reference(index, a: ClassAnalysis) -> tuple[str | None, tuple[str, str, str | None] | None]:
+    """How C's module spells the new base, and the import it needs (module, name, alias), if any."""
     if a.base in ("builtins.object", "object"):
         return None, None
     cmod = a.cls.module
@@ -63,7 +64,8 @@ def base_reference(index, a: ClassAnalysis) -> tuple[str | None, tuple[str, str]
     target = index.resolve_class(a.base)
     if target is not None and target.module.name != module:
         module = target.module.name
-    return name, (module, name)
+    alias = rewrite_bind_names.base_alias(cmod, name, module)
+    return alias, (module, name, alias if alias != name else None)
 
 
 def rewrite_module(index, analyses: list[ClassAnalysis]) -> ModulePatch:
@@ -85,7 +87,7 @@ def rewrite_module(index, analyses: list[ClassAnalysis]) -> ModulePatch:
         node = here.compound.get(a.cls.node.lineno)
         if not isinstance(node, cst.ClassDef):
             node = next(n for n in here.compound.values() if isinstance(n, cst.ClassDef) and n.name.value == a.cls.name)
-        rewriters[id(node)] = ClassRewrite(a, here, parents[pinfo.rel], pinfo, ref, pidx)
+        rewriters[id(node)] = ClassRewrite(a, here, parents[pinfo.rel], pinfo, ref, pidx, rewrite_bind_names.plan(index, a))
 
     class Apply(cst.CSTTransformer):
         def visit_SimpleStatementLine(self, node):
@@ -96,8 +98,12 @@ def rewrite_module(index, analyses: list[ClassAnalysis]) -> ModulePatch:
             return rw.rewrite(original) if rw is not None else updated
 
     tree = here.module.visit(Apply())
-    for module, name in needed_bases:
-        tree = add_import(tree, module, name, here=(cinfo.name, cinfo.is_package))
+    for module, name, alias in needed_bases:
+        tree = add_import(tree, module, name, asname=alias, here=(cinfo.name, cinfo.is_package))
+    for rw in rewriters.values():
+        for alias, module, obj in sorted(rw.aliases.values()):
+            tree = add_import(tree, module, obj, asname=alias, here=(cinfo.name, cinfo.is_package))
+            rw.plan.inlined.append(f"import added under an alias, so the moved code keeps its meaning: `{obj or module}` as `{alias}`")
     sources = [a.parent.module for a in analyses]
     tree, added = add_missing(tree, before, cinfo.rel, cinfo, sources)
     text, removed, kept = remove_unused(tree, before, cinfo.rel, cinfo, index)

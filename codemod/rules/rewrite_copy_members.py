@@ -25,8 +25,9 @@ import ast
 import libcst as cst
 
 from ..ast_util import walk
-from ..cst_util import BLANK, comment_line
+from ..cst_util import BLANK, comment_line, rename
 from ..errors import UnsafeError
+from . import rewrite_bind_names
 from .verdict_already_decoupled import MARKER
 
 ID = "DC605"
@@ -36,6 +37,13 @@ NAME = "copy-members"
 def apply(ctx, body):
     a = ctx.a
     attrs, methods = [], []
+    free = rewrite_bind_names.copied_free(a) if ctx.aliases else {}
+
+    def bound(name, node):
+        """The node with its free names that DC608 aliased renamed to their aliases."""
+        mapping = {n: cst.Name(ctx.aliases[n][0]) for n in free.get(name, ()) if n in ctx.aliases}
+        return rename(node, mapping)
+
     for name in sorted(a.kept, key=lambda n: a.members[n][0].line):
         m, owner = a.members[name]
         if owner.module.rel != ctx.pinfo.rel:
@@ -43,6 +51,7 @@ def apply(ctx, body):
         origin = f"{MARKER} {owner.name}.{name}"
         if m.kind == "class_attribute":
             node = ctx.p.lines[id(ctx.p.stmt(m.node))]
+            node = bound(name, node)
             attrs.append(node.with_changes(leading_lines=[BLANK, comment_line(origin)] + [l for l in node.leading_lines if l.comment is not None]))
             ctx.plan.inlined.append(f"class attribute `{name}` (its value differs from the new base's)")
         elif m.kind in ("method", "property"):
@@ -50,7 +59,7 @@ def apply(ctx, body):
             for i, n in enumerate(nodes):
                 if _mangled(n):
                     raise UnsafeError(f"{owner.name}.{name} uses a name-mangled attribute ({_mangled(n)}); copying it into {a.cls.name} would change its meaning", ID)
-                node = ctx.p.stmt(n)
+                node = bound(name, ctx.p.stmt(n))
                 lead = [BLANK] + ([comment_line(origin)] if i == 0 else []) + [l for l in node.leading_lines if l.comment is not None]
                 methods.append(node.with_changes(leading_lines=lead))
             ctx.plan.inlined.append(f"{m.kind} `{name}`")

@@ -135,7 +135,8 @@ def add_import(tree: cst.Module, module: str, obj: str | None, asname: str | Non
                 names = _insert_sorted(names, new_alias)
                 body[i] = stmt.with_changes(body=[_format_from(imp, names)])
                 return tree.with_changes(body=body)
-    line = cst.parse_statement(f"from {module} import {obj}{' as ' + asname if asname else ''}" if obj else f"import {module}")
+    alias = f" as {asname}" if asname else ""
+    line = cst.parse_statement(f"from {module} import {obj}{alias}" if obj else f"import {module}{alias}")
     idx = [i for i, s in enumerate(body) if _import_module(s) is not None and _import_module(s) != "__future__"]
     if not idx:
         fut = [i for i, s in enumerate(body) if _import_module(s) == "__future__"]

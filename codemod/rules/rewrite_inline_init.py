@@ -37,7 +37,7 @@ import libcst as cst
 from ..ast_util import bind_arguments, decorator_name, dotted_name, first_param, is_super_call, pos, snake_case, walk
 from ..cst_util import BLANK, comment_line, rename
 from ..errors import UnsafeError
-from . import rewrite_fold_constants, rewrite_fuse_loops, rewrite_read_through
+from . import rewrite_bind_names, rewrite_fold_constants, rewrite_fuse_loops, rewrite_read_through
 from .verdict_already_decoupled import MARKER
 
 ID = "DC601"
@@ -83,6 +83,8 @@ def init_block(ctx) -> list[cst.BaseStatement]:
     if not stmts:
         return []
     mapping, prelude = _bindings(ctx, pinit)
+    for name in rewrite_bind_names.inlined_free(a) & set(ctx.aliases):
+        mapping.setdefault(name, cst.Name(ctx.aliases[name][0]))
     stmts = [rename(s, mapping) for s in prelude + stmts]
     stmts = [rewrite_fuse_loops.retarget_annotation(a.fusions, s) for s in stmts]
     owner = a.parent_init_owner

@@ -1,0 +1,188 @@
+"""DC608 name-binding: every free name of the inlined and copied code means what it meant in the parent's module.
+
+## What it does
+Lists the free names of the code the rewrite moves into the class's module: the globals the
+kept statements of the parent's ``__init__`` read, and the free names of every copied
+method, property and class attribute. Each is bound in the parent's module (an import, a
+module-level definition, or a builtin). When the class's module binds the same name to
+something else, or the class's ``__init__`` has a local of that name where the statements
+are inlined, the moved code would use the wrong object: the name is then imported under an
+alias (``from <where the parent's module gets it> import <name> as <name>_<module>``) and the
+moved code is renamed to the alias. A name the class's module does not bind at all is left
+to the imports rule (DC607), which imports it from where the parent's module does.
+
+## Why
+Without it, a patch can compile, pass pyflakes and still call a different function: for
+example a module-level ``helper`` or ``logger`` that both modules define.
+
+## Known problems
+Names are compared by what they resolve to through the tree's imports and re-exports; two
+imports of the same object by unrelated paths outside the tree count as different (and get
+an alias, which is safe). A name bound only by a star import in the parent's module cannot
+be resolved: the rewrite is refused (DC510). A nested function's parameters count as bound
+for the whole method.
+
+## Fix safety
+Safe: the alias is imported from where the parent's module gets the object, so it is the
+same object.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+
+from ..ast_util import first_param, pos, snake_case, walk
+from ..errors import UnsafeError
+from ..index import ModuleInfo
+
+ID = "DC608"
+NAME = "name-binding"
+_BUILTINS = set(dir(builtins))
+
+
+def plan(index, a) -> dict[str, tuple[str, str, str | None]]:
+    """Free name -> (alias, module to import from, object or None for a plain module import)."""
+    pmod, cmod = a.parent.module, a.cls.module
+    inlined, copied = inlined_free(a), set().union(*(copied_free(a).values()))
+    cinit = a.cls.methods.get("__init__")
+    init_locals = _bound_in(cinit) if cinit is not None else set()
+    taken = _module_names(cmod) | init_locals
+    out = {}
+    for name in sorted(inlined | copied):
+        theirs = _binding(pmod, name)
+        if theirs is None:
+            raise UnsafeError(f"{a.parent.name}'s code uses {name!r}, which {pmod.rel} binds only through a star import (or not at all)", ID)
+        ours = _binding(cmod, name)
+        clash_local = name in inlined and name in init_locals
+        if not clash_local and (ours is None or _resolve(index, ours) == _resolve(index, theirs)):
+            continue
+        alias = f"{name}_{snake_case(pmod.name.rsplit('.', 1)[-1])}"
+        while alias in taken:
+            alias += "_"
+        taken.add(alias)
+        if theirs == f"{pmod.name}.{name}":
+            out[name] = (alias, pmod.name, name)
+        else:
+            module, _, obj = theirs.rpartition(".")
+            out[name] = (alias, module, obj) if module else (alias, theirs, None)
+    return out
+
+
+def base_alias(cmod: ModuleInfo, name: str, module: str) -> str:
+    """How the class's module may spell the new base ``module.name`` once imported: ``name``,
+    unless the module already binds ``name`` to something else (the class itself, say)."""
+    alias = name
+    taken = _module_names(cmod)
+    while alias in taken and cmod.imports.get(alias) != f"{module}.{name}":
+        alias = f"{name}_{snake_case(module.rsplit('.', 1)[-1])}" if alias == name else alias + "_"
+    return alias
+
+
+def _binding(mod: ModuleInfo, name: str) -> str | None:
+    """What ``name`` refers to at module level of ``mod``, qualified; None when unbound."""
+    if name in mod.imports:
+        return mod.imports[name]
+    if name in _module_names(mod, imports=False):
+        return f"{mod.name}.{name}"
+    if name in _BUILTINS:
+        return f"builtins.{name}"
+    return None
+
+
+def _resolve(index, qual: str, seen=None) -> str:
+    """Follow re-exports in the tree: ``pkg.a.X`` that ``pkg.a`` imports from ``pkg.b`` is ``pkg.b.X``."""
+    seen = seen or set()
+    modname, _, name = qual.rpartition(".")
+    mod = index.module_by_name(modname) if modname else None
+    if mod is None or qual in seen or name not in mod.imports:
+        return qual
+    seen.add(qual)
+    return _resolve(index, mod.imports[name], seen)
+
+
+def _module_names(mod: ModuleInfo, imports: bool = True) -> set[str]:
+    """Names bound at module level (in if/try blocks too)."""
+    out = set(mod.imports) if imports else set()
+    todo = list(mod.tree.body)
+    while todo:
+        s = todo.pop()
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(s.name)
+        elif isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With)):
+            out |= {n.id for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        if isinstance(s, (ast.If, ast.Try)) or type(s).__name__ == "TryStar":
+            for block in (s.body, getattr(s, "orelse", []), getattr(s, "finalbody", [])):
+                todo.extend(block)
+            for h in getattr(s, "handlers", []):
+                todo.extend(h.body)
+    return out
+
+
+def _bound_in(fn: ast.AST) -> set[str]:
+    """Every name a function binds anywhere inside it (parameters, assignments, imports, defs)."""
+    out = set()
+    for n in walk(fn):
+        if isinstance(n, ast.arg):
+            out.add(n.arg)
+        elif isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            out.add(n.id)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            out |= {(x.asname or x.name).split(".")[0] for x in n.names}
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n is not fn:
+            out.add(n.name)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            out.add(n.name)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            out -= set(n.names)
+    return out
+
+
+def _loads(node: ast.AST) -> set[str]:
+    return {n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def inlined_free(a) -> set[str]:
+    """Globals the kept statements of P's __init__ read."""
+    init, sl = a.parent_init, a.init_slice
+    if init is None or sl is None or not sl.kept:
+        return set()
+    local = _bound_in(init)
+    out = set()
+    for s in walk(init):
+        if isinstance(s, ast.stmt) and pos(s) in sl.kept and s is not init:
+            out |= _loads(s) if not isinstance(s, (ast.If, ast.For, ast.While, ast.With, ast.Try)) else _header_loads(s)
+    return out - local - {first_param(init)}
+
+
+def _header_loads(s: ast.stmt) -> set[str]:
+    if isinstance(s, (ast.If, ast.While)):
+        return _loads(s.test)
+    if isinstance(s, ast.For):
+        return _loads(s.iter)
+    if isinstance(s, ast.With):
+        return set().union(*(_loads(i.context_expr) for i in s.items))
+    return set()
+
+
+def copied_free(a) -> dict[str, set[str]]:
+    """Member name -> the free names of its code, for each member the rewrite copies."""
+    out = {}
+    # Decorators, defaults and class attribute values are evaluated in the class body, which sees
+    # the class's own earlier definitions (``@value.setter``): those are members, not globals.
+    class_level = {n for c in a.chain for n, m in c.members.items() if m.kind != "instance_attribute"}
+    for name in a.kept:
+        m, owner = a.members[name]
+        if m.kind in ("method", "property"):
+            fns = [n for n in owner.node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
+            out[name] = set().union(*(_function_free(fn, class_level) for fn in fns)) if fns else set()
+        elif m.kind == "class_attribute" and m.node is not None:
+            out[name] = _loads(m.node) - class_level
+    return out
+
+
+def _function_free(fn: ast.FunctionDef, class_level: set[str]) -> set[str]:
+    in_class_body = list(fn.decorator_list) + list(fn.args.defaults) + [d for d in fn.args.kw_defaults if d is not None]
+    body = set().union(*(_loads(s) for s in fn.body)) if fn.body else set()
+    header = set().union(*(_loads(e) for e in in_class_body)) if in_class_body else set()
+    return (body - _bound_in(fn)) | (header - class_level)
