@@ -526,8 +526,10 @@ def campaign(name: str, args) -> dict:
 
     cands = enumerate_candidates(root, spec["packages"])
     res["candidates_total"] = len(cands)
-    if args.limit:
-        cands = cands[:args.limit]
+    if args.limit and len(cands) > args.limit:
+        # an even, deterministic spread over the sorted list (not just the first modules)
+        step = len(cands) / args.limit
+        cands = [cands[int(i * step)] for i in range(args.limit)]
     log(f"   {res['candidates_total']} candidates" + (f", running {len(cands)}" if args.limit else ""))
     before_all = tree_hash(pristine)
     out_base = work / "out"
@@ -680,7 +682,7 @@ def main(argv=None) -> int:
     ap.add_argument("--baseline-timeout", type=int, default=900)
     ap.add_argument("--maxfail", type=int, default=10,
                     help="stop a patched suite after N failures (default 10)")
-    ap.add_argument("--limit", type=int, default=0, help="at most N candidates per library")
+    ap.add_argument("--limit", type=int, default=0, help="at most N candidates per library, evenly spread over the sorted list")
     ap.add_argument("--out", default=str(DEFAULT_OUT), help="results dir")
     ap.add_argument("--work", default=str(DEFAULT_WORK), help="work dir (outside the repo)")
     ap.add_argument("--decouple", default=shutil.which("decouple") or "/tmp/rw-tool/bin/decouple",

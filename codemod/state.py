@@ -43,6 +43,11 @@ class ClassState:
             self.queue.append(name)
         return new
 
+    def property_writes(self, written: set[str]) -> set[str]:
+        """The attributes among ``written`` that are P's properties (an assignment runs their setter)."""
+        a = self.a
+        return {x for x in written if x in a.members and a.members[x][0].kind == "property" and x not in self.child_defines}
+
     def satisfied(self):
         """A test for attributes C provides itself (defines, or assigns on every path of its __init__)."""
         provided = self.child_defines | self.a.child_end_state
@@ -85,6 +90,8 @@ class ClassState:
                 continue
             use = "calls" if attr in f.calls_methods else "reads"
             self.need(attr, Evidence(owner.file, lines.get(attr, fn.lineno), f"{who} {use} self.{attr}", rule))
+        for attr in sorted(self.property_writes(f.writes_attrs)):
+            self.need(attr, Evidence(owner.file, lines.get(attr, fn.lineno), f"{who} assigns self.{attr}, which runs the setter of the property", rule))
         for line, what in f.dynamic:
             unsafe_dynamic_access.record(a, owner.file, line, f"{what} in {who}")
 

@@ -11,7 +11,8 @@ calls) may assign again.
 
 ## Why
 A member the class reads must still exist after reparenting, with the value the parent
-gave it.
+gave it. An assignment to one of the parent's properties runs its setter, so it is a use
+of the property too.
 
 ## Known problems
 Paths through loops and ``try`` are joined conservatively (an assignment inside a loop
@@ -69,6 +70,8 @@ def _flow_init(st, init: ast.FunctionDef) -> set[str]:
         lines = attr_lines(s, sn)
         for attr in sorted(f.reads_attrs | f.mutates_attrs | f.calls_methods):
             read(attr, lines.get(attr, s.lineno), state, where)
+        for attr in sorted(st.property_writes(f.writes_attrs)):
+            st.need(attr, Evidence(cls.file, lines.get(attr, s.lineno), f"{cls.name}.__init__ assigns self.{attr}, which runs the setter of the property ({where})", ID))
         for line, what in f.dynamic:
             unsafe_dynamic_access.record(a, cls.file, line, f"{what} in {cls.name}.__init__")
         return f

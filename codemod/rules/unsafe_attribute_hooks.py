@@ -3,7 +3,9 @@
 ## What it does
 Marks the class unsafe when the parent (or a class between it and the new base) defines
 ``__getattr__``, ``__getattribute__``, ``__setattr__``, ``__delattr__``,
-``__init_subclass__`` or ``__new__``.
+``__init_subclass__`` or ``__new__``; or when a class that stays in the class's MRO (the new
+base and its ancestors, the other bases) defines ``__getattr__`` or ``__getattribute__``,
+which would answer for a member that is no longer there instead of raising.
 
 ## Why
 Such a hook decides at run time what an attribute access means, or what building an
@@ -30,3 +32,15 @@ def check(a: ClassAnalysis) -> None:
         for name in UNSAFE_DUNDERS & set(c.methods):
             fn = c.methods[name]
             a.unsafe.append(Hazard(c.file, fn.lineno, f"{c.name} defines {name}, so attribute access on {a.cls.name} cannot be decided statically", rule=ID))
+
+
+STAYING_HOOKS = {"__getattr__", "__getattribute__"}
+
+
+def check_staying(st) -> None:
+    from .unsafe_dynamic_access import staying_classes
+
+    a = st.a
+    for c in staying_classes(st):
+        for name in sorted(STAYING_HOOKS & set(c.methods)):
+            a.unsafe.append(Hazard(c.file, c.methods[name].lineno, f"{c.name} defines {name} and stays in {a.cls.name}'s MRO, so a missing member would not raise", rule=ID))

@@ -116,3 +116,32 @@ def test_init_assignment_on_every_path_satisfies_later_methods(tmp_path):
         """}
     a, _ = analyse(tmp_path, files)
     assert "n" not in kept_by(a, ID)
+
+
+PROPERTY = """
+class Parent:
+    def __init__(self, n):
+        self.pool = [0] * n
+        self._n = n
+
+    @property
+    def n(self):
+        return self._n
+
+    @n.setter
+    def n(self, value):
+        self._n = max(0, value)
+"""
+
+
+@pytest.mark.parametrize("where", ["__init__", "method"])
+def test_an_assignment_to_a_parent_property_keeps_it(tmp_path, where):
+    body = ("    def __init__(self, n):\n        super().__init__(n)\n        self.n = -1\n" if where == "__init__"
+            else "    def reset(self):\n        self.n = -1\n")
+    a, _ = analyse(tmp_path, {"base.py": PROPERTY, "child.py": "from .base import Parent\n\n\nclass Child(Parent):\n" + body})
+    assert "n" in kept_by(a, ID)
+
+
+def test_near_miss_an_assignment_to_a_plain_attribute(tmp_path):
+    a, _ = analyse(tmp_path, {"base.py": BASE, "child.py": "from .base import Parent\n\n\nclass Child(Parent):\n    def reset(self):\n        self.n = -1\n"})
+    assert kept_by(a, ID) == set()

@@ -56,3 +56,42 @@ def test_unsafe(tmp_path, rule, kw):
 def test_near_misses(tmp_path, kw):
     a, v = analyse(tmp_path, files(**kw))
     assert a.unsafe == [] and v.decision != "unsafe"
+
+
+STAYING = """
+class Base:
+    def visit(self, name):
+        return {body}
+
+
+class Parent(Base):
+    def __init__(self):
+        self.pool = [0] * 8
+        self.n = 1
+
+    def visit_leaf(self):
+        return 1
+"""
+
+
+@pytest.mark.parametrize("body, rule", [
+    pytest.param("getattr(self, 'visit_' + name)()", "DC301", id="reflection-in-the-new-base"),
+])
+def test_reflection_in_a_class_that_stays_in_the_mro(tmp_path, body, rule):
+    child = "from .base import Parent\n\n\nclass Child(Parent):\n    def total(self):\n        return self.n\n"
+    a, v = analyse(tmp_path, {"base.py": STAYING.format(body=body), "child.py": child})
+    assert any("stays in Child's MRO" in h for h in hazards_of(a, rule)) and v.rule == "DC509"
+
+
+def test_an_attribute_hook_in_the_new_base(tmp_path):
+    base = ("class Fallback:\n    def __getattr__(self, name):\n        return None\n\n\n"
+            "class Parent(Fallback):\n    def __init__(self):\n        self.pool = [0] * 8\n        self.n = 1\n")
+    child = "from .base import Parent\n\n\nclass Child(Parent):\n    def total(self):\n        return self.n\n"
+    a, v = analyse(tmp_path, {"base.py": base, "child.py": child})
+    assert any("defines __getattr__ and stays" in h for h in hazards_of(a, "DC302")) and v.rule == "DC509"
+
+
+def test_near_miss_a_literal_getattr_in_the_new_base(tmp_path):
+    child = "from .base import Parent\n\n\nclass Child(Parent):\n    def total(self):\n        return self.n\n"
+    a, v = analyse(tmp_path, {"base.py": STAYING.format(body="getattr(self, 'visit_leaf')()"), "child.py": child})
+    assert a.unsafe == []
