@@ -117,6 +117,9 @@ def build_patches(index: Index, candidates: list[ClassAnalysis]) -> tuple[list[M
         except UnsafeError as exc:
             refusals.update({id(a): Refusal(exc.rule, str(exc), "rewrite") for a in group})
             continue
+        except SyntaxError as exc:  # the rewritten text no longer parses: a check failure, never a crash
+            refusals.update({id(a): Refusal("", f"{rel}: the patched file does not parse: {exc.msg} (line {exc.lineno})", "check") for a in group})
+            continue
         problem = check_file(patch.before, patch.after, rel, patch.imports_kept)
         if problem:
             refusals.update({id(a): Refusal("", problem, "check") for a in group})

@@ -58,6 +58,7 @@ def _flow_init(st, init: ast.FunctionDef) -> set[str]:
     sn = first_param(init)
     exits: list[set[str]] = []
     parent_assigns = _parent_init_assigns(st)
+    overwritten: set[str] = set()
 
     def read(attr, line, state, where):
         if attr in state or attr in st.child_defines:
@@ -83,6 +84,7 @@ def _flow_init(st, init: ast.FunctionDef) -> set[str]:
                 stmt_reads(s, state, where)
                 # What the parent's __init__ may assign is the parent's from here on, whatever
                 # the class assigned before the call.
+                overwritten.update(state & parent_assigns)
                 state -= parent_assigns
                 where = "after super().__init__"
                 continue
@@ -130,7 +132,13 @@ def _flow_init(st, init: ast.FunctionDef) -> set[str]:
     end, _ = block(init.body, set(), "before super().__init__" if a.super_init_stmt is not None else "")
     if end is not None:
         exits.append(end)
-    return set.intersection(*exits) if exits else set()
+    final = set.intersection(*exits) if exits else set()
+    # An attribute the class sets before super().__init__ and the parent sets again ends with the
+    # parent's value, unless the class sets it once more: the parent's assignment is needed.
+    for attr in sorted(overwritten - final):
+        if attr in a.members:
+            st.need(attr, Evidence(cls.file, a.super_init_stmt.lineno, f"{cls.name}.__init__ assigns self.{attr} before super().__init__, which assigns it again", ID))
+    return final
 
 
 def _parent_init_assigns(st) -> set[str]:

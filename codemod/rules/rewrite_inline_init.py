@@ -186,6 +186,7 @@ def _bindings(ctx, pinit: ast.FunctionDef) -> tuple[dict[str, cst.BaseExpression
         raise UnsafeError(f"{a.cls.name} forwards *args/**kwargs to {ctx.pname}.__init__, so its parameters cannot be bound", ID)
     bound, defaults = binding.bound, binding.defaults
     cmod_text = a.cls.module.text
+    fstring_names = {n.id for f in walk(pinit) if isinstance(f, ast.JoinedStr) for n in walk(f) if isinstance(n, ast.Name)}
     for name in sorted(free):
         expr = bound.get(name, defaults.get(name))
         if expr is None:
@@ -193,8 +194,11 @@ def _bindings(ctx, pinit: ast.FunctionDef) -> tuple[dict[str, cst.BaseExpression
         source = ast.get_source_segment(cmod_text if name in bound else ctx.pinfo.text, expr)
         if isinstance(expr, ast.Name) and expr.id == name:
             continue
-        if name not in assigned and (isinstance(expr, ast.Constant) or isinstance(expr, ast.Name)):
-            mapping[name] = cst.parse_expression(source)  # fold: the parameter is never reassigned
+        # Fold when the parameter is never reassigned; not a string into an f-string, where its
+        # quotes could end the literal (before Python 3.12).
+        in_fstring = isinstance(expr, ast.Constant) and isinstance(expr.value, str) and name in fstring_names
+        if name not in assigned and (isinstance(expr, ast.Constant) or isinstance(expr, ast.Name)) and not in_fstring:
+            mapping[name] = cst.parse_expression(source)
             continue
         local = name if name not in child_names else f"{name}_{suffix}"
         if local != name:
