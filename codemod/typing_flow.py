@@ -83,7 +83,7 @@ class Flow:
     def receiver(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> tuple[str, str]:
         """(verdict, note) for whether ``recv`` may be an instance of the target."""
         guard = self._isinstance_guard(mod, recv, at)
-        if guard is not None:
+        if guard is not None and not (self.rel.combine(guard) == NO and self._rebound(mod, recv, at)):
             return self.rel.combine(guard), "isinstance guard"
         lacking = self._co_access(mod, recv, at)
         if lacking is not None:
@@ -111,6 +111,17 @@ class Flow:
             return None
         loads = self._loads(scope).get(ast.dump(recv), ())
         return next((attr for attr in loads if attr not in self.may_have), None)
+
+    def _rebound(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> bool:
+        """Whether the name ``recv`` starts with is bound more than once in its scope (a guard on
+        one binding proves nothing of another)."""
+        head = recv
+        while isinstance(head, (ast.Attribute, ast.Subscript)):
+            head = head.value
+        if not isinstance(head, ast.Name):
+            return False
+        scope = next((n for n in enclosing(mod, at) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))), mod.tree)
+        return self._bound_more_than_once(scope, head.id)
 
     def _bound_more_than_once(self, scope: ast.AST, name: str) -> bool:
         key = (id(scope), name)
@@ -168,15 +179,24 @@ class Flow:
 
 
 def _bindings(scope: ast.AST, name: str) -> int:
+    """How many times ``scope`` binds ``name``: each binding is a separate object, so what one
+    binding's reads prove says nothing of another's (two ``except ... as e``, say)."""
     n = 0
     if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         a = scope.args
-        n += sum(1 for p in a.posonlyargs + a.args + a.kwonlyargs if p.arg == name)
+        n += sum(1 for p in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x] if p.arg == name)
     for node in walk(scope):
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+            n += 1
+        elif isinstance(node, ast.ExceptHandler) and node.name == name:
+            n += 1
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            n += sum(1 for x in node.names if (x.asname or x.name).split(".")[0] == name)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not scope and node.name == name:
+            n += 1
+        elif type(node).__name__ in ("MatchAs", "MatchStar") and getattr(node, "name", None) == name:
             n += 1
     return n
-
 
 
 def _isinstance_types(mod: ModuleInfo, test: ast.AST, key: str) -> list[str] | None:

@@ -56,3 +56,17 @@ def test_receiver(tmp_path, user, verdict):
 def test_near_miss_a_name_bound_twice_is_not_pinned_by_a_co_read(tmp_path):
     user = "def f(c, d):\n    c.not_a_member_anywhere\n    c = d\n    return c.cache\n"
     assert receiver_of(tmp_path, user) == Receiver.MAYBE
+
+
+@pytest.mark.parametrize("user", [
+    pytest.param("def f(g):\n    try:\n        g()\n    except KeyError as c:\n        c.not_a_member_anywhere\n"
+                 "    except Exception as c:\n        return c.cache\n", id="two-except-clauses"),
+    pytest.param("def f(c, d):\n    if d:\n        c = d\n        c.not_a_member_anywhere\n    return c.cache\n", id="separate-branches"),
+])
+def test_one_binding_proves_nothing_of_another(tmp_path, user):
+    assert receiver_of(tmp_path, user) == Receiver.MAYBE
+
+
+def test_a_guard_on_a_name_bound_again_proves_nothing(tmp_path):
+    user = ("from .base import Other\n\n\ndef f(c, make):\n    if isinstance(c, Other):\n        c = make()\n        return c.cache\n")
+    assert receiver_of(tmp_path, user) == Receiver.MAYBE
