@@ -25,8 +25,8 @@ from .model import ClassAnalysis, Scanned
 from .rules import (
     drop_same_as_base, drop_unprovided, hazard_class_name_string, hazard_except_clause, hazard_isinstance, hazard_match_class,
     hazard_metaclass, hazard_mro_membership, hazard_type_list,
-    keep_child_reads, keep_implicit_dunder, keep_kept_method_reads, keep_outside_use, keep_super_target,
-    unsafe_attribute_hooks, unsafe_class_keyword, unsafe_dynamic_access,
+    keep_base_hooks, keep_child_reads, keep_implicit_dunder, keep_kept_method_reads, keep_outside_use, keep_super_target,
+    unsafe_attribute_hooks, unsafe_class_keyword, unsafe_dynamic_access, unsafe_generic_base,
 )
 from .rules.rewrite_inline_init import find_super_init, generates_init
 from .rules.verdict_already_decoupled import former_parent
@@ -79,6 +79,7 @@ class Analyzer:
         unsafe_class_keyword.check(a)
         unsafe_attribute_hooks.check_staying(st)
         unsafe_dynamic_access.check_staying(st)
+        unsafe_generic_base.check(st)
         st.child_defines = {n for n, m in cls.members.items() if m.kind != "instance_attribute"}
         init = cls.methods.get("__init__")
         a.super_init_stmt, a.super_init_call = find_super_init(init, parent) if init else (None, None)
@@ -86,6 +87,7 @@ class Analyzer:
         st.init_runs = (init is None and not a.generated_init) or a.super_init_stmt is not None
         keep_child_reads.run(st)
         keep_super_target.run(st)
+        keep_base_hooks.run(st)
         closure(st)
         return st
 

@@ -182,7 +182,8 @@ class ModuleInfo:
         def visit(stmts, conditional):
             for s in stmts:
                 if isinstance(s, ast.ClassDef):
-                    bases = [self.qualify(b) for b in s.bases]
+                    # A subscripted base (``Box[int]``) is the class it subscripts.
+                    bases = [self.qualify(b.value if isinstance(b, ast.Subscript) else b) for b in s.bases]
                     out.setdefault(s.name, ClassInfo(s.name, self, s, bases, conditional))
                 elif is_block_statement(s):
                     for block in child_blocks(s):

@@ -52,7 +52,7 @@ class ClassRewrite:
 
 def base_reference(index, a: ClassAnalysis) -> tuple[str | None, tuple[str, str, str | None] | None]:
     """How C's module spells the new base, and the import it needs (module, name, alias), if any."""
-    if a.base in ("builtins.object", "object"):
+    if a.base in ("builtins.object", "object") or _covered_by_other_bases(index, a):
         return None, None
     cmod = a.cls.module
     for local, q in cmod.imports.items():
@@ -66,6 +66,18 @@ def base_reference(index, a: ClassAnalysis) -> tuple[str | None, tuple[str, str,
         module = target.module.name
     alias = rewrite_bind_names.base_alias(cmod, name, module)
     return alias, (module, name, alias if alias != name else None)
+
+
+def _covered_by_other_bases(index, a: ClassAnalysis) -> bool:
+    """Whether another base of C already derives from the new base: C then keeps the new base
+    through it, and naming it before that base would make C's MRO inconsistent."""
+    for b in a.cls.bases:
+        if index._same_class(b, a.parent):
+            continue
+        other = index.resolve_class(b)
+        if b == a.base or (other is not None and (other.qualname == a.base or a.base in index.ancestors(other))):
+            return True
+    return False
 
 
 def rewrite_module(index, analyses: list[ClassAnalysis]) -> ModulePatch:

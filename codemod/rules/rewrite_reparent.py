@@ -2,8 +2,9 @@
 
 ## What it does
 The parent in the class's bases becomes the new base (its name as the class's module
-spells it, imported when needed), or disappears when the new base is ``object`` or is
-already among the bases. Other bases and class keywords (``metaclass=``) are kept. When
+spells it, imported when needed), or disappears when the new base is ``object``, is already
+among the bases, or is an ancestor of another base (which then brings it, in the same place
+of the MRO: naming it first would make the MRO inconsistent). Other bases and class keywords (``metaclass=``) are kept. When
 nothing was inlined into ``__init__``, the class line gets a ``# decouple: decoupled from P``
 comment, so a second run knows.
 
