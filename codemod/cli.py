@@ -61,6 +61,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true",
                    help="do not reuse or store results in the user cache directory (a warm --check reuses the last "
                         "run's result while no file that the run read, and no file mentioning the names it looked for, changed)")
+    p.add_argument("--max-copied-share", type=float, default=0.5, metavar="SHARE",
+                   help="decline when the parent's methods the class needs copied exceed this share of the parent's "
+                        "method lines (default 0.5; rule DC504)")
+    p.add_argument("--plain-gain", action="store_true",
+                   help="decouple even when the parent's __init__ work the class would skip is only plain assignments "
+                        "(by default that declines: rule DC505)")
     p.add_argument("--version", action="version", version=f"decouple {__version__}")
     return p
 

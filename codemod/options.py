@@ -24,6 +24,8 @@ class Options:
     emit_tests: bool = False
     all_uses: bool = False
     no_cache: bool = False
+    max_copied_share: float = 0.5  # DC504: decline above this share of the parent's method lines
+    plain_gain: bool = False  # DC505: decouple even when only plain assignments would be skipped
 
     @classmethod
     def from_args(cls, args) -> "Options":
@@ -32,6 +34,8 @@ class Options:
             raise UsageError("--force only applies to --write")
         if args.write and (args.diff or args.check):
             raise UsageError("--write cannot be combined with --diff or --check")
+        if not 0 <= args.max_copied_share <= 1:
+            raise UsageError(f"--max-copied-share takes a number from 0 to 1, got {args.max_copied_share}")
         classes = tuple(args.classes) if (args.classes or args.parent) else DEFAULT_CLASSES
         quiet = args.check or args.diff or args.write
         output = Path(args.output) if args.output else (None if quiet else Path("output"))
@@ -39,9 +43,10 @@ class Options:
             root=args.root, classes=classes, parent=args.parent, base=args.base, output=output,
             diff=args.diff, check=args.check, write=args.write, force=args.force,
             analyse_only=args.analyse_only, emit_tests=args.emit_tests, all_uses=args.all_uses,
-            no_cache=args.no_cache,
+            no_cache=args.no_cache, max_copied_share=args.max_copied_share, plain_gain=args.plain_gain,
         )
 
     def cache_key(self) -> list:
         """What a cached result depends on, beyond the tree and the tool's own code."""
-        return [list(self.classes), self.parent, self.base, self.analyse_only, self.emit_tests, self.all_uses]
+        return [list(self.classes), self.parent, self.base, self.analyse_only, self.emit_tests, self.all_uses,
+                self.max_copied_share, self.plain_gain]

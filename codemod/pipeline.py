@@ -145,13 +145,14 @@ def regression_tests(tree: Tree, decoupled: list[ClassAnalysis], patches: list[M
 
 
 def compute(tree: Tree, options: Options) -> Result:
-    from .verdict import decide, would_decouple
+    from .verdict import Limits, decide, would_decouple
 
+    limits = Limits.of(options)
     index = Index(tree)
     analyses = analyse_all(index, options.classes, options.parent, options.base, options.all_uses)
-    candidates = [a for a in analyses if would_decouple(a)]
+    candidates = [a for a in analyses if would_decouple(a, limits)]
     patches, refusals = ([], {}) if options.analyse_only else build_patches(index, candidates)
-    verdicts = [decide(a, refusals.get(id(a))) for a in analyses]
+    verdicts = [decide(a, refusals.get(id(a)), limits) for a in analyses]
     unsafe = any(v.decision == Decision.UNSAFE for v in verdicts)
     if unsafe:
         patches = []  # all or nothing: never emit half of a refactor

@@ -6,6 +6,8 @@ the rewrite or the check stage is an input: it turns what would be decoupled int
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .model import ClassAnalysis, Decision, Refusal, Verdict
 from .rules import (
     verdict_already_decoupled, verdict_check_failed, verdict_decouple, verdict_mostly_reused, verdict_no_parent,
@@ -21,9 +23,21 @@ ANALYSIS_RULES = (
 REFUSAL_RULES = (verdict_rewrite_refused, verdict_check_failed)
 
 
-def decide(a: ClassAnalysis, refusal: Refusal | None = None) -> Verdict:
+@dataclass(frozen=True)
+class Limits:
+    """The thresholds of the verdict rules (``--max-copied-share``, ``--plain-gain``)."""
+
+    max_copied_share: float = 0.5
+    plain_gain: bool = False
+
+    @classmethod
+    def of(cls, options) -> "Limits":
+        return cls(options.max_copied_share, options.plain_gain)
+
+
+def decide(a: ClassAnalysis, refusal: Refusal | None = None, limits: Limits = Limits()) -> Verdict:
     for rule in ANALYSIS_RULES:
-        v = rule.judge(a)
+        v = rule.judge(a, limits)
         if v is not None:
             return v
     for rule in REFUSAL_RULES:
@@ -33,6 +47,6 @@ def decide(a: ClassAnalysis, refusal: Refusal | None = None) -> Verdict:
     return verdict_decouple.judge(a)
 
 
-def would_decouple(a: ClassAnalysis) -> bool:
+def would_decouple(a: ClassAnalysis, limits: Limits = Limits()) -> bool:
     """The verdict before any rewrite: what the rewrite stage is asked to patch."""
-    return decide(a).decision == Decision.DECOUPLE
+    return decide(a, None, limits).decision == Decision.DECOUPLE

@@ -33,7 +33,7 @@ def former_parent(cls) -> str | None:
     return m.group(1) if m else None
 
 
-def judge(a: ClassAnalysis) -> Verdict | None:
+def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
     if a.parent is None and a.former:
         return Verdict(Decision.DECLINE, ID, f"nothing to do: {a.cls.name} was already decoupled from {a.former}")
     return None

@@ -23,7 +23,7 @@ ID = "DC501"
 NAME = "decouple"
 
 
-def judge(a: ClassAnalysis) -> Verdict:
+def judge(a: ClassAnalysis, limits=None) -> Verdict:
     r, init = a.reuse, a.init_reuse
     return Verdict(Decision.DECOUPLE, ID, (
         f"{a.cls.name} uses {r['members_used']} of {r['members_total']} members of {a.parent.name}"

@@ -2,14 +2,16 @@
 
 ## What it does
 Declines when the kept methods and properties of the parent add up to more than half of
-the lines of all its methods and properties.
+the lines of all its methods and properties (the share is ``--max-copied-share``, 0.5 by
+default).
 
 ## Why
 Copying most of a parent into a child duplicates it: the inheritance is real reuse.
 
 ## Known problems
 A count of lines, not of cost: three copied lines out of five decline even when the
-parent's ``__init__`` builds heavy state the class never touches. The threshold is fixed.
+parent's ``__init__`` builds heavy state the class never touches (raise the share for such
+a class).
 
 ## Fix safety
 Nothing is rewritten.
@@ -28,11 +30,12 @@ def methods_kept(a: ClassAnalysis) -> list[str]:
     return [n for n in a.kept if a.kind(n) in ("method", "property")]
 
 
-def judge(a: ClassAnalysis) -> Verdict | None:
+def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
     kept = methods_kept(a)
     code = {n: span(m.node) for n, (m, _) in a.members.items() if m.kind in ("method", "property")}
     copied = sum(code[n] for n in kept if n in code)
-    if code and copied * 2 > sum(code.values()):
+    share = limits.max_copied_share if limits is not None else 0.5
+    if code and copied > share * sum(code.values()):
         return Verdict(Decision.DECLINE, ID, (
             f"{a.cls.name} would need {copied} of {sum(code.values())} lines of {a.parent.name}'s methods "
             f"({', '.join(sorted(kept))}): the parent's logic is really reused"

@@ -22,7 +22,7 @@ ID = "DC506"
 NAME = "no-parent"
 
 
-def judge(a: ClassAnalysis) -> Verdict | None:
+def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
     if a.parent is None:
         return Verdict(Decision.DECLINE, ID, f"nothing to do: {a.cls.name} has no parent class under ROOT")
     return None

@@ -22,7 +22,7 @@ ID = "DC508"
 NAME = "not-a-subclass"
 
 
-def judge(a: ClassAnalysis) -> Verdict | None:
+def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
     if a.parent is not None and not a.inherits:
         bases = ", ".join(b.rsplit(".", 1)[-1] for b in a.cls.bases) or "object"
         return Verdict(Decision.DECLINE, ID, f"nothing to do: {a.cls.name} does not inherit {a.parent.name} (it already inherits {bases})")

@@ -2,14 +2,19 @@
 
 ## What it does
 Declines when the class uses every member of the parent and every statement of its
-``__init__``, or when the slice keeps every statement of the parent's ``__init__`` (or the
-parent has none).
+``__init__``, when the slice keeps every statement of the parent's ``__init__`` (or the parent
+has none), or when what it would drop is only plain assignments: no loop, comprehension,
+``[x] * n``, and no call other than a cheap conversion or check (``int``, ``len``,
+``isinstance``...) or an empty container (``dict()``). ``--plain-gain`` turns the last test
+off.
 
 ## Why
-The change would alter a class hierarchy without saving anything at construction.
+The change would alter a (possibly public) class hierarchy without saving anything real at
+construction: skipping ``self.startnode = startnode`` is not worth it.
 
 ## Known problems
-A slice that drops only plain assignments still counts as a gain.
+The gain is judged by kind, not measured: one dropped call to a cheap function counts as work
+saved. A class that copies a lot to skip a little is left to DC504's threshold.
 
 ## Fix safety
 Nothing is rewritten.
@@ -17,13 +22,20 @@ Nothing is rewritten.
 
 from __future__ import annotations
 
+import ast
+
+from ..ast_util import dotted_name, is_docstring, pos, walk
+from ..facts import PURE_CALLS
 from ..model import ClassAnalysis, Decision, Verdict
 
 ID = "DC505"
 NAME = "nothing-to-gain"
+# Calls too cheap to count as work saved: conversions and checks of one value.
+CHEAP_CALLS = {"int", "float", "str", "bool", "len", "isinstance", "issubclass", "getattr", "hasattr", "id", "repr",
+               "type", "abs", "min", "max", "round", "callable"}
 
 
-def judge(a: ClassAnalysis) -> Verdict | None:
+def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
     init = a.init_reuse
     if len(a.kept) == len(a.members) and init["statements_kept"] == init["statements_total"]:
         return Verdict(Decision.DECLINE, ID, f"nothing to gain: {a.cls.name} uses every member of {a.parent.name}")
@@ -32,4 +44,36 @@ def judge(a: ClassAnalysis) -> Verdict | None:
             f"nothing to gain: {a.cls.name} never runs work of {a.parent.name}.__init__ that it could skip"
             if init["statements_total"] else f"nothing to gain: {a.parent.name} has no __init__ work to skip"
         ))
+    plain_ok = limits is not None and limits.plain_gain
+    if not plain_ok and not a.fusions and not any(real_work(s) for s in dropped_statements(a)):
+        return Verdict(Decision.DECLINE, ID, (
+            f"nothing to gain: the work of {a.parent.name}.__init__ that {a.cls.name} would skip is only plain "
+            f"assignments ({init['statements_total'] - init['statements_kept']} statements), not worth changing the class hierarchy"
+        ))
     return None
+
+
+def dropped_statements(a: ClassAnalysis) -> list[ast.stmt]:
+    """The statements of the parent's ``__init__`` that the slice drops (folded branches excluded)."""
+    init, sl = a.parent_init, a.init_slice
+    if init is None or sl is None:
+        return []
+    return [s for s in walk(init) if isinstance(s, ast.stmt) and s is not init and not is_docstring(s)
+            and pos(s) not in sl.kept and pos(s) not in sl.dead]
+
+
+def real_work(stmt: ast.stmt) -> bool:
+    """Whether a statement does more than assign plain values: a loop, a comprehension, or a call
+    other than a pure builtin's (a construction, an allocation, any other function)."""
+    if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)):
+        return True
+    for n in walk(stmt) if not isinstance(stmt, (ast.If,)) else walk(stmt.test):
+        if isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)):
+            return True
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and isinstance(n.left, (ast.List, ast.Tuple)):
+            return True  # [0] * n: an allocation
+        if isinstance(n, ast.Call):
+            name = (dotted_name(n.func) or "").rsplit(".", 1)[-1]
+            if name not in CHEAP_CALLS and not (name in PURE_CALLS and not n.args and not n.keywords):
+                return True
+    return False

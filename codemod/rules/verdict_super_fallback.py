@@ -23,7 +23,7 @@ ID = "DC502"
 NAME = "super-fallback"
 
 
-def judge(a: ClassAnalysis) -> Verdict | None:
+def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
     reach = [s for s in a.super_calls if s.reaches_parent]
     if not reach:
         return None

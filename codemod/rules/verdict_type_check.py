@@ -22,7 +22,7 @@ ID = "DC503"
 NAME = "type-check"
 
 
-def judge(a: ClassAnalysis) -> Verdict | None:
+def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
     meaning = [h for h in a.hazards if h.changes_meaning]
     if not meaning:
         return None

@@ -24,7 +24,7 @@ ID = "DC509"
 NAME = "cannot-decide"
 
 
-def judge(a: ClassAnalysis) -> Verdict | None:
+def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
     if a.unsafe:
         return Verdict(Decision.UNSAFE, ID, "cannot be decided statically: " + "; ".join(f"{h.what} ({h.file}:{h.line})" for h in a.unsafe[:3]))
     return None

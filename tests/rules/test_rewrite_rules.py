@@ -23,6 +23,7 @@ class Step:
 class Parent:
     def __init__(self, n, size=0):
         self.n = n
+        self.scratch = [0] * 4096
         self.steps = []
         for i in range(n):
             self.steps.append(Step(i, size))

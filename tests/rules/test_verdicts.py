@@ -5,7 +5,7 @@ from ruletools import analyse, patch
 
 from codemod.model import Refusal
 from codemod.rules import verdict_check_failed, verdict_rewrite_refused
-from codemod.verdict import decide
+from codemod.verdict import Limits, decide
 
 BASE = """
 class Parent:
@@ -90,3 +90,26 @@ def test_check_failed(tmp_path):
     v = decide(a, refusal)
     assert (v.decision, v.rule) == ("unsafe", "DC511") and "UndefinedName" in v.reason
     assert verdict_check_failed.judge(a, None) is None and verdict_rewrite_refused.judge(a, refusal) is None
+
+
+PLAIN = {"base.py": "class Parent:\n    def __init__(self, n):\n        self.n = n\n        self.startnode = n\n",
+         "child.py": "from .base import Parent\n\n\nclass Child(Parent):\n    def total(self):\n        return self.n\n"}
+
+
+def test_nothing_to_gain_when_only_plain_assignments_would_be_skipped(tmp_path):
+    a, v = analyse(tmp_path, PLAIN)
+    assert (v.decision, v.rule) == ("decline", "DC505") and "only plain assignments" in v.reason
+    assert decide(a, None, Limits(plain_gain=True)).rule == "DC501"
+
+
+@pytest.mark.parametrize("dropped", ["[0] * n", "list(range(n))", "Pool(n)", "[i for i in range(n)]", "load(n)"])
+def test_near_miss_real_work_is_worth_it(tmp_path, dropped):
+    files = {"base.py": PLAIN["base.py"].replace("self.startnode = n", f"self.startnode = {dropped}"), "child.py": PLAIN["child.py"]}
+    a, v = analyse(tmp_path, files)
+    assert v.rule == "DC501", v.reason
+
+
+def test_the_copied_share_is_a_threshold(tmp_path):
+    a, v = analyse(tmp_path, child("    def total(self):\n        return self.double()\n"))
+    assert v.rule == "DC504"
+    assert decide(a, None, Limits(max_copied_share=1.0)).rule == "DC501"
