@@ -30,7 +30,8 @@ ATTRS = ["alpha", "beta", "gamma", "delta", "eps", "zeta"]
 def hierarchies(draw):
     n_attrs = draw(st.integers(2, len(ATTRS)))
     attrs = ATTRS[:n_attrs]
-    lines = ["        super().__init__()", "        scale = a * 2 + b"]
+    # Work no child reads, so that the parent's __init__ always has something worth skipping (DC505).
+    lines = ["        super().__init__()", "        scale = a * 2 + b", "        self.scratch = [0] * 64"]
     defined = []
     for i, name in enumerate(attrs):
         kind = draw(st.sampled_from(["param", "local", "prev", "guard", "loop"]))
