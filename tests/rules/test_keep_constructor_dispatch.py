@@ -14,21 +14,24 @@ class Parent:
 """
 
 
+OVERRIDES_PICK = """
+from .base import Parent
+
+
+class Child(Parent):
+    def __init__(self, n):
+        super().__init__(n)
+
+    def pick(self, n):
+        return n if self.flag else 0
+
+    def total(self):
+        return self.n
+"""
+
+
 def test_an_override_called_while_constructing_keeps_what_it_reads(tmp_path):
-    a, _ = analyse(tmp_path, {"base.py": BASE, "child.py": """
-        from .base import Parent
-
-
-        class Child(Parent):
-            def __init__(self, n):
-                super().__init__(n)
-
-            def pick(self, n):
-                return n if self.flag else 0
-
-            def total(self):
-                return self.n
-        """})
+    a, _ = analyse(tmp_path, {"base.py": BASE, "child.py": OVERRIDES_PICK})
     assert kept_by(a, ID) == {"flag"}
     assert any("calls self.pick, which Child overrides" in h for h in hazards_of(a, ID))
 
@@ -52,20 +55,7 @@ def test_near_miss_no_override_is_an_ordinary_call(tmp_path):
 def test_an_override_reached_through_a_parent_method_counts_too(tmp_path):
     base = BASE.replace("        self.n = self.pick(n)\n", "        self.n = self.prepare(n)\n") + (
         "\n    def prepare(self, n):\n        return self.pick(n)\n")
-    a, _ = analyse(tmp_path, {"base.py": base, "child.py": """
-        from .base import Parent
-
-
-        class Child(Parent):
-            def __init__(self, n):
-                super().__init__(n)
-
-            def pick(self, n):
-                return n if self.flag else 0
-
-            def total(self):
-                return self.n
-        """})
+    a, _ = analyse(tmp_path, {"base.py": base, "child.py": OVERRIDES_PICK})
     assert kept_by(a, ID) == {"flag"}
     assert any("calls self.pick, which Child overrides" in h for h in hazards_of(a, ID))
 
