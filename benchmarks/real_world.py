@@ -687,6 +687,10 @@ def sanitize(res: dict) -> dict:
             r["patch_removed"] = sum(1 for ln in p.splitlines()
                                      if ln.startswith("-") and not ln.startswith("---"))
         r["has_patch"] = bool(p) or bool(r.get("has_patch"))
+        # A side effect's "code" is the library's source line: keep where it is and why, not the line.
+        for effect in r.get("dropped_side_effects") or []:
+            if isinstance(effect, dict):
+                effect.pop("code", None)
         t = r.get("tests")
         if t:
             for k in ("failure_details", "collect_error_details"):
