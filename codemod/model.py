@@ -14,26 +14,27 @@ from enum import Enum
 from .ast_util import Pos
 
 
-class Decision(str, Enum):
+class _Word(str, Enum):
+    """An enum whose members print and format as their value (``f"{Decision.DECLINE}"`` is "decline")."""
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+
+class Decision(_Word):
     """A class's verdict; the value is what ``report.json`` says."""
 
     DECOUPLE = "decouple"
     DECLINE = "decline"
     UNSAFE = "unsafe"
 
-    __str__ = str.__str__
-    __format__ = str.__format__
 
-
-class Receiver(str, Enum):
+class Receiver(_Word):
     """Whether an expression may evaluate to an instance of the class being decoupled."""
 
     YES = "yes"
     MAYBE = "maybe"
     NO = "no"
-
-    __str__ = str.__str__
-    __format__ = str.__format__
 
 
 @dataclass
