@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from .ast_util import dotted_name, is_super_call
+from .ast_util import dotted_name, first_param, is_static, is_super_call
 
 # Calls that neither mutate their arguments nor touch global state.
 PURE_CALLS = {
@@ -281,9 +281,8 @@ def method_effects(dispatch: dict[str, tuple[ast.FunctionDef, bool]]) -> dict[st
     """
     direct: dict[str, Facts] = {}
     for name, (fn, _) in dispatch.items():
-        sn = fn.args.posonlyargs[0].arg if fn.args.posonlyargs else (fn.args.args[0].arg if fn.args.args else None)
-        static = any(dotted_name(d) == "staticmethod" for d in fn.decorator_list)
-        direct[name] = collect(fn, sn) if sn and not static else Facts()
+        sn = first_param(fn)
+        direct[name] = collect(fn, sn) if sn and not is_static(fn) else Facts()
     out: dict[str, MethodEffects] = {}
     for name in dispatch:
         eff = MethodEffects()

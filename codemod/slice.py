@@ -340,13 +340,5 @@ def _bind_consts(pinit: ast.FunctionDef, call: ast.Call) -> dict[str, object]:
 def init_providers(st) -> set[str]:
     """The methods whose assignments run while the class is constructed: ``__init__``, and the
     parent's methods it reaches through ``self`` calls (unless the class overrides them)."""
-    a = st.a
-    init = a.parent_init
-    if init is None:
-        return {"__init__"}
-    effects = st.method_effects()
-    reached = set()
-    for m in collect(init, first_param(init)).calls_methods:
-        if m in effects:
-            reached |= effects[m].calls
+    reached = st.init_reach().calls
     return {"__init__"} | {m for m in reached if m not in st.child_defines or m in st.super_reached}

@@ -12,7 +12,7 @@ import ast
 from dataclasses import dataclass, field
 
 from .ast_util import first_param, is_static, pos, walk
-from .facts import collect, method_effects
+from .facts import MethodEffects, collect, method_effects
 from .index import ClassInfo, Index, ModuleInfo
 from .model import ClassAnalysis, Evidence
 from .index import enclosing
@@ -31,6 +31,8 @@ class ClassState:
     child_defines: set[str] = field(default_factory=set)  # what C defines itself (not instance attributes)
     init_runs: bool = False  # P's __init__ (or what stands for it) still runs on C
     _effects: dict | None = None  # method name -> facts.MethodEffects, built on first use
+    _init_reach: MethodEffects | None = None  # what P.__init__'s own self calls reach, built on first use
+    _staying: list | None = None  # the classes of the tree that stay in C's MRO, built on first use
 
     def need(self, name: str, ev: Evidence) -> bool:
         """Keep ``name`` because of ``ev``; True when it was not kept before."""
@@ -69,6 +71,46 @@ class ClassState:
             dispatch.update({n: (fn, True) for n, fn in a.cls.methods.items() if n != "__init__"})
             self._effects = method_effects(dispatch)
         return self._effects
+
+    def init_reach(self) -> MethodEffects:
+        """What the methods P.__init__ calls through ``self`` do, together (as dispatch runs them on C)."""
+        if self._init_reach is None:
+            reach = MethodEffects()
+            init = self.a.parent_init
+            if init is not None:
+                effects = self.method_effects()
+                for m in collect(init, first_param(init)).calls_methods:
+                    eff = effects.get(m)
+                    if eff is not None:
+                        reach.reads |= eff.reads
+                        reach.writes |= eff.writes
+                        reach.calls |= eff.calls
+                        reach.stays |= eff.stays
+            self._init_reach = reach
+        return self._init_reach
+
+    def staying_roots(self) -> list[str]:
+        """The bases C keeps after reparenting, qualified: the new base (unless ``object``) and C's other bases."""
+        a = self.a
+        roots = [a.base] if a.base not in ("builtins.object", "object") else []
+        return roots + [b for b in a.cls.bases if not self.index._same_class(b, a.parent)]
+
+    def staying_classes(self) -> list[ClassInfo]:
+        """The classes of the tree that stay in C's MRO after reparenting: the staying roots and
+        their ancestors (P and the classes up to the new base excluded)."""
+        if self._staying is None:
+            index = self.index
+            chain = {id(c) for c in self.a.chain}
+            out, seen = [], set()
+            for root in self.staying_roots():
+                top = index.resolve_class(root)
+                for q in ([top.qualname] + index.ancestors(top)) if top is not None else []:
+                    c = index.resolve_class(q)
+                    if c is not None and id(c) not in chain and id(c) not in seen:
+                        seen.add(id(c))
+                        out.append(c)
+            self._staying = out
+        return self._staying
 
     def receivers(self) -> Flow:
         if self.flow is None:

@@ -26,7 +26,7 @@ import ast
 
 from ..ast_util import dotted_name
 from ..model import Hazard
-from .hazard_isinstance import type_refs
+from .hazard_isinstance import names_a_kept_ancestor, type_refs
 
 ID = "DC205"
 NAME = "except-clause"
@@ -45,13 +45,7 @@ def check(st, mod, rel: str, node: ast.AST) -> bool:
         return True
     a, p = st.a, st.a.parent
     types = type_refs(mod, spec)
-    if p.qualname not in types or a.cls.qualname in types or _names_a_kept_ancestor(st, types):
+    if p.qualname not in types or a.cls.qualname in types or names_a_kept_ancestor(st, types):
         return True
     a.hazards.append(Hazard(rel, node.lineno, f"{what} catching {ast.unparse(spec)[:80]} would no longer catch {a.cls.name} after reparenting", rule=ID))
     return True
-
-
-def _names_a_kept_ancestor(st, types: list[str]) -> bool:
-    a = st.a
-    kept = set(st.index.ancestors(a.cls)) - {x.qualname for x in a.chain}
-    return any(t in kept for t in types if t != a.parent.qualname)

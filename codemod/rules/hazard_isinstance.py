@@ -38,7 +38,7 @@ def check(st, flow, mod, rel: str, node: ast.AST) -> bool:
     types = type_refs(mod, node.args[1])
     if p.qualname not in types:
         return True
-    if a.cls.qualname in types or any(t in set(st.index.ancestors(a.cls)) - {x.qualname for x in a.chain} for t in types if t != p.qualname):
+    if a.cls.qualname in types or names_a_kept_ancestor(st, types):
         return True
     if node.func.id == "isinstance":
         verdict, _ = flow.receiver(mod, node.args[0], node)
@@ -46,6 +46,13 @@ def check(st, flow, mod, rel: str, node: ast.AST) -> bool:
             return True
     a.hazards.append(Hazard(rel, node.lineno, f"{ast.unparse(node)[:100]} would no longer match {a.cls.name} after reparenting", rule=ID))
     return True
+
+
+def names_a_kept_ancestor(st, types: list[str]) -> bool:
+    """Whether ``types`` names, beside P, an ancestor C keeps after reparenting (the check still matches C)."""
+    a = st.a
+    kept = set(st.index.ancestors(a.cls)) - {x.qualname for x in a.chain}
+    return any(t in kept for t in types if t != a.parent.qualname)
 
 
 def type_refs(mod, spec: ast.AST) -> list[str]:

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 from ..ast_util import decorator_name
 from ..model import Evidence
-from .unsafe_dynamic_access import staying_classes
 
 ID = "DC109"
 NAME = "base-hooks"
@@ -40,10 +39,9 @@ NAME = "base-hooks"
 
 def run(st) -> None:
     a, index = st.a, st.index
-    roots = [a.base] + [b for b in a.cls.bases if not index._same_class(b, a.parent)]
-    outside = sorted(r for r in roots if not r.startswith("builtins.") and index.resolve_class(r) is None)
+    outside = sorted(r for r in st.staying_roots() if not r.startswith("builtins.") and index.resolve_class(r) is None)
     abstract: dict[str, str] = {}
-    for c in staying_classes(st):
+    for c in st.staying_classes():
         for name, fn in c.methods.items():
             if any(decorator_name(d).rsplit(".", 1)[-1].startswith("abstract") for d in fn.decorator_list):
                 abstract.setdefault(name, f"{c.name}.{name}")

@@ -147,9 +147,4 @@ def _parent_init_assigns(st) -> set[str]:
     if pinit is None:
         return set()
     f = collect(pinit, first_param(pinit))
-    out = f.writes_attrs | f.mutates_attrs
-    effects = st.method_effects()
-    for m in f.calls_methods:
-        if m in effects:
-            out |= effects[m].writes
-    return out
+    return f.writes_attrs | f.mutates_attrs | st.init_reach().writes

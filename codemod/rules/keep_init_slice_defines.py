@@ -32,12 +32,12 @@ NAME = "init-slice-defines"
 def run(st, res, init, sn, owner) -> None:
     a = st.a
     satisfied = st.satisfied()
+    effects = st.method_effects()
     for s in walk(init):
         if isinstance(s, ast.stmt) and pos(s) in res.kept:
             f = collect(s, sn) if not isinstance(s, (ast.If, ast.For, ast.While, ast.With, ast.Try)) else None
             if f is None:
                 continue
-            effects = st.method_effects()
             written = set(f.writes_attrs).union(*(effects[m].writes for m in f.calls_methods if m in effects))
             for attr in sorted(written):
                 if attr in a.members and attr not in a.kept and not satisfied(attr):

@@ -32,7 +32,7 @@ from __future__ import annotations
 import ast
 import builtins
 
-from ..ast_util import first_param, pos, snake_case, walk
+from ..ast_util import child_blocks, first_param, pos, snake_case, walk
 from ..errors import UnsafeError
 from ..index import ModuleInfo
 
@@ -112,10 +112,8 @@ def _module_names(mod: ModuleInfo, imports: bool = True) -> set[str]:
         elif isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With)):
             out |= {n.id for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         if isinstance(s, (ast.If, ast.Try)) or type(s).__name__ == "TryStar":
-            for block in (s.body, getattr(s, "orelse", []), getattr(s, "finalbody", [])):
+            for block in child_blocks(s):
                 todo.extend(block)
-            for h in getattr(s, "handlers", []):
-                todo.extend(h.body)
     return out
 
 

@@ -38,9 +38,7 @@ STAYING_HOOKS = {"__getattr__", "__getattribute__"}
 
 
 def check_staying(st) -> None:
-    from .unsafe_dynamic_access import staying_classes
-
     a = st.a
-    for c in staying_classes(st):
+    for c in st.staying_classes():
         for name in sorted(STAYING_HOOKS & set(c.methods)):
             a.unsafe.append(Hazard(c.file, c.methods[name].lineno, f"{c.name} defines {name} and stays in {a.cls.name}'s MRO, so a missing member would not raise", rule=ID))

@@ -34,27 +34,9 @@ def record(a: ClassAnalysis, file: str, line: int, what: str) -> None:
     a.unsafe.append(Hazard(file, line, what, rule=ID))
 
 
-def staying_classes(st) -> list:
-    """The classes of the tree that stay in C's MRO after reparenting: the new base and its
-    ancestors, and C's other bases and theirs (P and the classes up to the new base excluded)."""
-    a, index = st.a, st.index
-    roots = [a.base] if a.base not in ("builtins.object", "object") else []
-    roots += [b for b in a.cls.bases if not index._same_class(b, a.parent)]
-    chain = {id(c) for c in a.chain}
-    out, seen = [], set()
-    for root in roots:
-        top = index.resolve_class(root)
-        for q in ([top.qualname] + index.ancestors(top)) if top is not None else []:
-            c = index.resolve_class(q)
-            if c is not None and id(c) not in chain and id(c) not in seen:
-                seen.add(id(c))
-                out.append(c)
-    return out
-
-
 def check_staying(st) -> None:
     """Computed access on self in the classes that stay in C's MRO."""
-    for c in staying_classes(st):
+    for c in st.staying_classes():
         for name, fn in c.methods.items():
             sn = first_param(fn) if not is_static(fn) else None
             if sn is None:
