@@ -137,11 +137,12 @@ class Binding:
     opaque: bool  # the call passes *args or **kwargs: its parameters cannot be told apart
 
 
-def bind_arguments(fn: ast.FunctionDef, call: ast.Call) -> Binding:
-    """Bind ``call`` to ``fn``'s parameters; ``P.__init__(self, ...)`` passes self explicitly."""
+def bind_arguments(fn: ast.FunctionDef, call: ast.Call, method: bool = True) -> Binding:
+    """Bind ``call`` to ``fn``'s parameters; ``P.__init__(self, ...)`` passes self explicitly.
+    ``method``: ``fn``'s first parameter is the instance, which the call does not pass."""
     args = fn.args
     positional = args.posonlyargs + args.args
-    params = [p.arg for p in positional][1:]
+    params = [p.arg for p in positional][1 if method else 0:]
     f = call.func
     explicit_self = isinstance(f, ast.Attribute) and f.attr == "__init__" and not is_super_call(f.value)
     given = call.args[1:] if explicit_self else call.args

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from .ast_util import dotted_name, first_param, is_static, is_super_call
+from .ast_util import dotted_name, first_param, is_static, is_super_call, walk
 
 # Calls that neither mutate their arguments nor touch global state.
 PURE_CALLS = {
@@ -270,6 +270,7 @@ class MethodEffects:
     writes: set[str] = field(default_factory=set)  # attributes it may assign
     calls: set[str] = field(default_factory=set)  # every method name reached, m included
     stays: set[str] = field(default_factory=set)  # those whose code stays on the class (its own, or the new base's)
+    validates: set[str] = field(default_factory=set)  # those whose body has a raise or an assert
 
 
 def method_effects(dispatch: dict[str, tuple[ast.FunctionDef, bool]]) -> dict[str, MethodEffects]:
@@ -280,9 +281,12 @@ def method_effects(dispatch: dict[str, tuple[ast.FunctionDef, bool]]) -> dict[st
     Static methods and methods without a first parameter read and write nothing of ``self``.
     """
     direct: dict[str, Facts] = {}
+    raising: set[str] = set()
     for name, (fn, _) in dispatch.items():
         sn = first_param(fn)
         direct[name] = collect(fn, sn) if sn and not is_static(fn) else Facts()
+        if any(isinstance(n, (ast.Raise, ast.Assert)) for n in walk(fn)):
+            raising.add(name)
     out: dict[str, MethodEffects] = {}
     for name in dispatch:
         eff = MethodEffects()
@@ -297,6 +301,8 @@ def method_effects(dispatch: dict[str, tuple[ast.FunctionDef, bool]]) -> dict[st
             eff.writes |= f.writes_attrs | f.mutates_attrs
             if dispatch[m][1]:
                 eff.stays.add(m)
+            if m in raising:
+                eff.validates.add(m)
             todo.extend(f.calls_methods)
         eff.calls = seen
         out[name] = eff

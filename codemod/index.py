@@ -192,6 +192,11 @@ class ModuleInfo:
         visit(self.tree.body, False)
         return out
 
+    @cached_property
+    def functions(self) -> dict[str, ast.FunctionDef]:
+        """The module's top-level functions by name (the last definition wins, as at run time)."""
+        return {s.name: s for s in self.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
     def qualify(self, expr: ast.AST) -> str:
         """The qualified name an expression refers to, through imports and local classes."""
         dotted = dotted_name(expr)
@@ -272,6 +277,27 @@ class Index:
             return mod.classes[clsname]
         if clsname in mod.imports:
             return self.resolve_class(mod.imports[clsname], seen)
+        return None
+
+    def resolve_callable(self, module: ModuleInfo, func: ast.AST):
+        """What a call's function names, seen from ``module``: a class of the tree, a top-level
+        function of the tree (through imports and re-exports), or None."""
+        if isinstance(func, ast.Name) and func.id in module.functions:
+            return module.functions[func.id]
+        q = module.qualify(func)
+        cls = self.resolve_class(q) if "." in q else None
+        if cls is not None:
+            return cls
+        modname, _, name = q.rpartition(".")
+        seen = set()
+        while modname and modname not in seen:
+            seen.add(modname)
+            mod = self.module_by_name(modname)
+            if mod is None:
+                return None
+            if name in mod.functions:
+                return mod.functions[name]
+            modname, _, name = mod.imports.get(name, "").rpartition(".")
         return None
 
     def lookup(self, spec: str) -> ClassInfo:

@@ -128,6 +128,7 @@ class SliceResult:
     calls_methods: dict[str, list[int]] = field(default_factory=dict)
     free_locals: set[str] = field(default_factory=set)  # parameters (or globals) the slice reads
     dropped: list[tuple[ast.stmt, str, str]] = field(default_factory=list)  # (statement, side effect, rule)
+    for_effect: dict[Pos, tuple[ast.stmt, str, str]] = field(default_factory=dict)  # kept for its effect alone: (statement, why, rule)
     total: int = 0
     kept_count: int = 0
     dynamic: list[tuple[int, str]] = field(default_factory=list)
@@ -150,6 +151,7 @@ class ClassAnalysis:
     unsafe: list[Hazard] = field(default_factory=list)
     hazards: list[Hazard] = field(default_factory=list)
     side_effects: list[SideEffect] = field(default_factory=list)
+    kept_for_effect: list[SideEffect] = field(default_factory=list)  # statements kept though nothing reads what they define
     super_calls: list[SuperCall] = field(default_factory=list)
     init_slice: SliceResult | None = None
     init_consts: dict[str, object] = field(default_factory=dict)

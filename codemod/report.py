@@ -7,6 +7,7 @@ report.json schema (keys are only ever added, never renamed):
  "kept": [{"member", "kind", "evidence": [{"file", "line", "use", "rule"}]}],
  "dropped": [{"member", "kind"}],
  "dropped_side_effects": [{"file", "line", "code", "why", "rule"}],
+ "kept_for_effect": [{"file", "line", "code", "why", "rule"}],
  "hazards": [{"file", "line", "what", "rule"}], "inlined": [str], ...}], "checks"?: [{"file", "result"}]}
 
 Every "rule" is a rule id of ``codemod/rules/`` (``docs/rules.md``). The report is built once,
@@ -53,6 +54,7 @@ def class_entry(a: ClassAnalysis, v: Verdict, inlined: list[str]) -> dict:
         "kept": kept,
         "dropped": dropped,
         "dropped_side_effects": [s.as_dict() for s in _dedup(a.side_effects)],
+        "kept_for_effect": [s.as_dict() for s in _dedup(a.kept_for_effect)],
         "hazards": [h.as_dict() for h in _dedup(a.hazards + a.unsafe)],
         "super_calls": [
             {"file": s.file, "line": s.line, "method": s.method, "in": s.in_method, "resolves_to_after": s.resolves_to, "reaches_parent": s.reaches_parent}
@@ -169,6 +171,12 @@ def render_md(rep: dict) -> str:
         if c["dropped_side_effects"]:
             out.append("### Side effects of the parent's `__init__` that no longer run\n")
             for s in c["dropped_side_effects"]:
+                out.append(f"- `{s['file']}:{s['line']}` `{_md(s['code'])}`: {s['why']}")
+            out.append("")
+        if c.get("kept_for_effect"):
+            out.append("### Kept for their effect\n")
+            out.append("Statements of the parent's `__init__` that define nothing the class needs, kept because they are behaviour:\n")
+            for s in c["kept_for_effect"]:
                 out.append(f"- `{s['file']}:{s['line']}` `{_md(s['code'])}`: {s['why']}")
             out.append("")
         if c["hazards"]:

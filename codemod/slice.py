@@ -21,15 +21,15 @@ from .ast_util import Pos, bind_arguments, dotted_name, first_param, is_docstrin
 from .facts import Facts, MethodEffects, collect
 from .model import SideEffect, SliceResult
 from .rules import (
-    effect_allocation, effect_call, effect_construction, effect_outside_write, effect_registration, effect_validation,
-    keep_constructor_dispatch, keep_init_slice_defines, keep_init_slice_reads, rewrite_fuse_loops, rewrite_read_through,
-    unsafe_dynamic_access,
+    effect_allocation, effect_call, effect_construction, effect_outside_write, effect_registration,
+    keep_constructor_dispatch, keep_init_slice_defines, keep_init_slice_reads, keep_self_handoff, keep_validation,
+    rewrite_fuse_loops, rewrite_read_through, unsafe_dynamic_access,
 )
 from .rules.rewrite_fold_constants import fold
 
 # The side-effect rules, in the order their matches are tried: statement-level ones first,
 # then, call by call, the named writes and allocations, then, call by call, the rest.
-_STATEMENT_EFFECTS = (effect_validation, effect_outside_write)
+_STATEMENT_EFFECTS = (effect_outside_write,)
 _CALL_EFFECTS = ((effect_registration, effect_allocation), (effect_construction, effect_call))
 
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)
@@ -37,8 +37,12 @@ _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, 
 
 class Slicer:
     def __init__(self, fn: ast.FunctionDef, selfname: str, *, consts: dict[str, object], foreign_classes: set[str], keep_super: bool,
-                 skip: set[Pos] = frozenset(), replace: dict | None = None, methods: dict[str, MethodEffects] | None = None):
+                 skip: set[Pos] = frozenset(), replace: dict | None = None, methods: dict[str, MethodEffects] | None = None,
+                 for_effect=None):
         self.fn = fn
+        # statement, facts -> (rule id, why) when the statement must run for its effect alone
+        # (a validation, a hand-off of the instance), or None.
+        self.for_effect = for_effect
         # What each ``self.m()`` does as dispatch runs it (the subclass's overrides standing in for
         # the parent's methods): a call may define attributes and needs what it reads; a call that
         # reaches code which stays on the subclass (its own, or the new base's) runs on it before
@@ -219,7 +223,11 @@ class Slicer:
         # instance; what it defines cannot be listed here, so it is always kept.
         explicit_init = (init_of is not None and not is_super_call(init_of) and dotted_name(init_of) not in (None, "object")
                          and bool(call.args) and isinstance(call.args[0], ast.Name) and call.args[0].id == self.selfname)
-        if (defs & live) or (is_super_init and self.keep_super) or explicit_init or runs_staying_code:
+        needed = (defs & live) or (is_super_init and self.keep_super) or explicit_init or runs_staying_code
+        effect = None if needed or self.for_effect is None else self.for_effect(s, f)
+        if effect is not None:
+            self.res.for_effect[pos(s)] = (s, effect[1], effect[0])
+        if needed or effect is not None:
             self._keep(s)
             out = live - {("A", a) for a in f.writes_attrs} - {("L", n) for n in f.writes_locals}
             self._use(out, f, s.lineno)
@@ -293,12 +301,20 @@ def slice_parent_init(st) -> None:
     a.fusions = rewrite_fuse_loops.find(a, init, sn) if a.super_init_stmt is not None else []
     skip = {pos(f.parent_loop) for f in a.fusions}
     a.read_through = rewrite_read_through.find(st.index, a, init, sn) if a.fusions else {}
+    for_effect = _for_effect(st, owner.module, sn, effects)
     res = Slicer(init, sn, consts=a.init_consts, foreign_classes=foreign, keep_super=keep_super, skip=skip,
-                 replace={p: v for p, (v, _) in a.read_through.items()}, methods=effects).run(needed)
+                 replace={p: v for p, (v, _) in a.read_through.items()}, methods=effects, for_effect=for_effect).run(needed)
     if a.fusions and any(rewrite_fuse_loops.read_after(init, f.parent_loop, f.attr, res, sn, a.read_through) for f in a.fusions):
         a.fusions, a.read_through = [], {}
-        res = Slicer(init, sn, consts=a.init_consts, foreign_classes=foreign, keep_super=keep_super, methods=effects).run(needed)
+        res = Slicer(init, sn, consts=a.init_consts, foreign_classes=foreign, keep_super=keep_super, methods=effects,
+                     for_effect=for_effect).run(needed)
     a.read_through = {p: v for p, v in a.read_through.items() if p in res.kept}
+    # A statement kept for its effect in an earlier round defines members the later rounds
+    # keep (DC106), which then make it needed: it is still kept for its effect.
+    earlier = a.init_slice.for_effect if a.init_slice is not None else {}
+    for p, e in earlier.items():
+        if p in res.kept:
+            res.for_effect.setdefault(p, e)
     a.init_slice = res
     for f in a.fusions:
         res.fusions.append(f)
@@ -317,6 +333,10 @@ def slice_parent_init(st) -> None:
                 direct.add(inner)
                 keep_constructor_dispatch.run(st, inner, lines, owner)
     keep_init_slice_defines.run(st, res, init, sn, owner)
+    a.kept_for_effect = [
+        SideEffect(owner.file, s.lineno, owner.module.lines[s.lineno - 1].strip(), why, rule)
+        for s, why, rule in sorted(res.for_effect.values(), key=lambda e: e[0].lineno)
+    ]
     a.side_effects = [
         SideEffect(owner.file, s.lineno, owner.module.lines[s.lineno - 1].strip(), why, rule)
         for s, why, rule in res.dropped
@@ -325,6 +345,26 @@ def slice_parent_init(st) -> None:
         a.side_effects.append(rewrite_fuse_loops.side_effect(a, owner, f))
     for line, what in collect(init, sn).dynamic:
         unsafe_dynamic_access.record(a, owner.file, line, f"{what} in {owner.name}.__init__ (it may define attributes nobody can list)")
+
+
+def _for_effect(st, module, selfname: str, effects: dict):
+    """The test the slicer asks of a statement nothing needs: must it run anyway (DC110, DC111)?"""
+    index = st.index
+    methods = set(effects)
+
+    def resolve(call: ast.Call):
+        return index.resolve_callable(module, call.func)
+
+    def test(s: ast.stmt, f: Facts):
+        why = keep_validation.match(s, f, effects, resolve)
+        if why:
+            return keep_validation.ID, why
+        why = keep_self_handoff.match(s, selfname, methods, resolve, index.resolve_class)
+        if why:
+            return keep_self_handoff.ID, why
+        return None
+
+    return test
 
 
 def _bind_consts(pinit: ast.FunctionDef, call: ast.Call) -> dict[str, object]:

@@ -16,7 +16,7 @@ def assert_rule_ids_documented(report):
     known = set(by_id())
     for c in report["classes"]:
         ids = [c["rule"]] + [e["rule"] for k in c["kept"] for e in k["evidence"]]
-        ids += [h["rule"] for h in c["hazards"]] + [s["rule"] for s in c["dropped_side_effects"]]
+        ids += [h["rule"] for h in c["hazards"]] + [s["rule"] for s in c["dropped_side_effects"] + c["kept_for_effect"]]
         ids += [c["refused_by"]] if "refused_by" in c else []
         assert set(ids) <= known, set(ids) - known
 
@@ -69,5 +69,8 @@ def test_fixture_report(case, tmp_path):
     effects = " | ".join(f"{s['code']} {s['why']}" for s in entry["dropped_side_effects"])
     for text in expect.get("side_effects_contain", []):
         assert text in effects
+    for_effect = " | ".join(f"{s['code']} {s['why']}" for s in entry["kept_for_effect"])
+    for text in expect.get("kept_for_effect_contain", []):
+        assert text in for_effect
     for sc in expect.get("super_calls", []):
         assert any(all(s.get(k) == v for k, v in sc.items()) for s in entry["super_calls"]), entry["super_calls"]

@@ -40,7 +40,7 @@ TARGET_DROPPED = {
     "prefill_wrapper_ragged", "prefill_wrappers_paged", "prefill_wrappers_verify", "decode_wrappers",
     "full_cg_prefill_wrappers", "indices_updater_prefill", "indices_updater_decode",
     "kv_indptr", "kv_last_page_len", "qo_indptr", "full_cg_prefill_workspace_buffer",
-    "decode_use_tensor_cores", "dispatch_reason", "num_wrappers", "use_paged", "dllm_config",
+    "decode_use_tensor_cores", "dispatch_reason", "use_paged", "dllm_config",
     "_create_decode_wrappers", "_create_prefill_wrappers", "forward_metadata",
 }
 
@@ -55,6 +55,17 @@ def test_target_backend_keeps_what_it_reads(sglang_report):
     assert TARGET_KEPT <= kept
     assert {d["member"] for d in c["dropped"]} >= TARGET_DROPPED
     assert not kept & TARGET_DROPPED
+
+
+def test_target_backend_keeps_the_parents_validations(sglang_report):
+    # FlashInfer's three assertions run for TRTLLM too; num_wrappers stays, as the two read it.
+    # The index updaters are handed the backend but keep it to themselves: not kept (DC111).
+    _, report, _ = sglang_report
+    c = entry(report, "TRTLLMHAAttnBackend")
+    assert [s["rule"] for s in c["kept_for_effect"]] == ["DC110"] * 3
+    assert "num_wrappers" in {k["member"] for k in c["kept"]}
+    effects = " ".join(s["code"] for s in c["dropped_side_effects"])
+    assert "FlashInferIndicesUpdaterDecode(model_runner, self)" in effects
 
 
 def test_target_backend_lists_dropped_side_effects(sglang_report):

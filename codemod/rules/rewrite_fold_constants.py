@@ -4,8 +4,9 @@
 While slicing the parent's ``__init__``, an ``if`` whose test is constant for the class is
 folded: ``self.__class__ is P`` / ``type(self) == P`` (false for the class, and for any
 class between P and the new base), a parameter that the class's ``super().__init__(...)``
-call binds to a literal (or that keeps a literal default), ``not`` of those, and literal
-tests. The branch that runs is inlined without its ``if``; the other is neither kept nor
+call binds to a literal (or that keeps a literal default), ``not`` of those, literal tests,
+and an ``and`` (``or``) whose first operand folds to false (true), where evaluation stops
+before any other operand runs, or whose operands all fold. The branch that runs is inlined without its ``if``; the other is neither kept nor
 reported.
 
 ## Why
@@ -35,6 +36,14 @@ def fold(test: ast.AST, consts: dict[str, object], foreign: set[str], selfname: 
         return bool(test.value)
     if isinstance(test, ast.Name) and test.id in consts:
         return bool(consts[test.id])
+    if isinstance(test, ast.BoolOp):
+        values = [fold(v, consts, foreign, selfname) for v in test.values]
+        stop = isinstance(test.op, ast.Or)  # the value that ends the evaluation
+        if values[0] is stop:
+            return stop
+        if None in values:
+            return None
+        return any(values) if stop else all(values)
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         v = fold(test.operand, consts, foreign, selfname)
         return None if v is None else not v

@@ -130,6 +130,11 @@ def _filter_compound(ctx, st, folded):
         return o.with_changes(body=o.body.with_changes(body=inner)) if inner else None
 
     if isinstance(st, cst.If):
+        if isinstance(st.orelse, cst.Else) and not _filter(ctx, st.body.body, folded):
+            # Only the else branch is kept: ``if not test:`` instead of ``if test: pass``.
+            kept_else = orelse(st.orelse)
+            if kept_else is not None:
+                return st.with_changes(test=_negate(st.test), body=kept_else.body, orelse=None)
         new = st.with_changes(body=block(st.body))
         if isinstance(st.orelse, cst.If):
             if ctx.p.line_of.get(id(st.orelse)) in {p[0] for p in ctx.a.init_slice.kept}:
@@ -299,6 +304,24 @@ def _clashing_names(fn: ast.FunctionDef, super_stmt: ast.stmt | None) -> set[str
                 target.add(n.id)
     globals_read_after = {n for n in after if n not in bound}
     return (before & bound) | globals_read_after
+
+
+_NEGATED_OPS = {cst.Is: cst.IsNot, cst.IsNot: cst.Is, cst.In: cst.NotIn, cst.NotIn: cst.In, cst.Equal: cst.NotEqual,
+                cst.NotEqual: cst.Equal}
+
+
+def _negate(test: cst.BaseExpression) -> cst.BaseExpression:
+    """``not test``, written as a reader would: ``x is not None`` for ``x is None``, ``x`` for ``not x``."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and not test.lpar:
+        return test.expression
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and not test.lpar:
+        target = test.comparisons[0]
+        flip = _NEGATED_OPS.get(type(target.operator))
+        if flip is not None:
+            return test.with_changes(comparisons=[target.with_changes(operator=flip())])
+    inner = test if test.lpar or not isinstance(test, (cst.BooleanOperation, cst.IfExp, cst.NamedExpr, cst.Lambda)) else (
+        test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))
+    return cst.UnaryOperation(operator=cst.Not(), expression=inner)
 
 
 def _is_pass_or_doc(st) -> str | None:

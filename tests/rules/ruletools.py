@@ -76,3 +76,24 @@ def effects_of(a: ClassAnalysis, rule: str) -> list[str]:
 
 def dedent(text: str) -> str:
     return textwrap.dedent(text).lstrip("\n")
+
+
+def run_both(root: Path, files: dict[str, str], script: str) -> tuple[str, str, str | None]:
+    """(what ``script`` prints on the original package, on the patched one, the patched module).
+
+    Each runs in a fresh interpreter; an exception's type and message are part of the output."""
+    import subprocess
+    import sys
+
+    wrapped = "import traceback\ntry:\n" + textwrap.indent(dedent(script), "    ") + (
+        "\nexcept Exception as exc:\n    print('raised', type(exc).__name__, exc)\n")
+
+    def run(where: Path) -> str:
+        done = subprocess.run([sys.executable, "-c", wrapped], cwd=where, capture_output=True, text=True, timeout=60)
+        return done.stdout + done.stderr
+
+    before = run(write(root / "before", files))
+    after, _ = patch(root / "after", files)
+    if after is not None:
+        (root / "after" / "pkg" / "child.py").write_text(after)
+    return before, run(root / "after"), after

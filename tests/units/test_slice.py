@@ -122,7 +122,22 @@ def test_dropped_statements_report_their_side_effect():
             self.pool = Pool(n)
         """, {"n"})
     assert [(s.lineno, why, rule) for s, why, rule in res.dropped] == [
-        (5, "constructs Pool", "DC405"), (4, "assertion (a validation the decoupled class would skip)", "DC401")]
+        (5, "constructs Pool", "DC405")]
+
+
+def test_a_statement_run_for_its_effect_is_kept_with_what_it_reads():
+    src = """
+        def __init__(self, n):
+            limit = n * 2
+            self.n = n
+            assert limit > 0
+            self.pool = Pool(n)
+        """
+    fn = ast.parse(textwrap.dedent(src)).body[0]
+    test = lambda s, f: ("DC110", "asserts") if isinstance(s, ast.Assert) else None  # noqa: E731
+    res = Slicer(fn, "self", consts={}, foreign_classes=set(), keep_super=False, for_effect=test).run({"n"})
+    assert sorted(ln for ln, _ in res.kept) == [3, 4, 5]
+    assert [(s.lineno, rule) for s, _, rule in res.for_effect.values()] == [(5, "DC110")]
 
 
 def test_side_effect_classifier_prefers_statement_level_rules():
@@ -158,3 +173,16 @@ def test_a_method_call_defines_what_the_method_assigns_and_needs_what_it_reads()
         """)).body[0]
     res = Slicer(fn, "self", consts={}, foreign_classes=set(), keep_super=False, methods=methods).run({"size", "scale"})
     assert sorted(ln for ln, _ in res.kept) == [3, 5, 7]  # scale = 2 feeds _setup; pool and _warm go
+
+
+@pytest.mark.parametrize("test, value", [
+    pytest.param("self.__class__ is Parent and n", False, id="and-stops-at-a-false-first-operand"),
+    pytest.param("self.__class__ is not Parent or n", True, id="or-stops-at-a-true-first-operand"),
+    pytest.param("True and self.__class__ is Parent and True", False, id="and-all-folded"),
+    pytest.param("False or self.__class__ is not Parent", True, id="or-all-folded"),
+    pytest.param("n and self.__class__ is Parent", None, id="near-miss-n-runs-first"),
+    pytest.param("self.__class__ is not Parent and n", None, id="near-miss-n-decides"),
+])
+def test_fold_boolean_operators(test, value):
+    from codemod.rules.rewrite_fold_constants import fold
+    assert fold(ast.parse(test, mode="eval").body, {}, {"Parent"}, "self") is value
