@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # GPU verification on the lent H200 (or any CUDA machine with the bundle), in one call:
-#   carry .gpu-bundle and .whl (libcst, pyflakes, platformdirs for Python 3.12; datasets and
+#   bash benchmarks/gpu_prepare.sh here first (it builds .gpu-bundle and .whl), then carry
+#   .gpu-bundle and .whl (libcst, pyflakes, platformdirs for Python 3.12; datasets and
 #   multiprocess, which the kit's speculative draft runner imports through sglang.benchmark), then
 #   bash benchmarks/gpu_verify.sh
 # It decouples the SGLang the bundle installs, runs `decouple verify` through tests/gpu,

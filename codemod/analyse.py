@@ -24,7 +24,7 @@ from .index import ClassInfo, Index
 from .model import ClassAnalysis, Scanned
 from .rules import (
     drop_same_as_base, drop_unprovided, hazard_class_name_string, hazard_except_clause, hazard_isinstance, hazard_match_class,
-    hazard_metaclass, hazard_mro_membership, hazard_type_list,
+    hazard_exported_parent, hazard_metaclass, hazard_mro_membership, hazard_type_list,
     keep_base_hooks, keep_child_reads, keep_implicit_dunder, keep_kept_method_reads, keep_outside_use, keep_super_target,
     unsafe_attribute_hooks, unsafe_class_keyword, unsafe_dynamic_access, unsafe_generic_base,
 )
@@ -76,6 +76,7 @@ class Analyzer:
             return st
         unsafe_attribute_hooks.check(a)
         hazard_metaclass.check(a)
+        hazard_exported_parent.check(st)
         unsafe_class_keyword.check(a)
         unsafe_attribute_hooks.check_staying(st)
         unsafe_dynamic_access.check_staying(st)

@@ -106,6 +106,7 @@ class SuperCall:
     in_method: str
     resolves_to: str  # qualified "Class.method", or "nothing"
     reaches_parent: bool
+    needs_dropped: list[str] = field(default_factory=list)  # what the target reads that the parent's __init__ constructs or allocates
 
 
 @dataclass

@@ -33,6 +33,7 @@ class ClassState:
     _effects: dict | None = None  # method name -> facts.MethodEffects, built on first use
     _init_reach: MethodEffects | None = None  # what P.__init__'s own self calls reach, built on first use
     _staying: list | None = None  # the classes of the tree that stay in C's MRO, built on first use
+    _built: set[str] | None = None  # attributes P.__init__ constructs or allocates, built on first use
 
     def need(self, name: str, ev: Evidence) -> bool:
         """Keep ``name`` because of ``ev``; True when it was not kept before."""
@@ -88,6 +89,38 @@ class ClassState:
                         reach.stays |= eff.stays
             self._init_reach = reach
         return self._init_reach
+
+    def built_by_parent_init(self) -> set[str]:
+        """The attributes that P.__init__ fills by constructing an object or allocating memory
+        (the statements DC404 and DC405 report when dropped): the state worth not building."""
+        if self._built is None:
+            from .slice import side_effect  # the slice's classifier; slice imports no state
+
+            built: set[str] = set()
+            init = self.a.parent_init
+            sn = first_param(init) if init is not None else None
+            for s in walk(init) if sn else ():
+                if isinstance(s, ast.stmt) and not isinstance(s, (ast.If, ast.For, ast.While, ast.With, ast.Try, ast.FunctionDef)):
+                    f = collect(s, sn)
+                    found = side_effect(s, f)
+                    if found and found[0] in ("DC404", "DC405"):
+                        built |= f.writes_attrs | f.mutates_attrs
+            self._built = built
+        return self._built
+
+    def reads_of_parent_method(self, owner: ClassInfo, name: str) -> set[str]:
+        """What ``owner.name`` reads through ``self``, with the methods it calls as dispatch runs them on C."""
+        fn = owner.methods.get(name)
+        sn = first_param(fn) if fn is not None else None
+        if not sn or is_static(fn):
+            return set()
+        f = collect(fn, sn)
+        reads = f.reads_attrs | f.mutates_attrs
+        effects = self.method_effects()
+        for m in f.calls_methods:
+            if m in effects:
+                reads |= effects[m].reads
+        return reads
 
     def staying_roots(self) -> list[str]:
         """The bases C keeps after reparenting, qualified: the new base (unless ``object``) and C's other bases."""

@@ -14,15 +14,17 @@ EXPECTED = {
         # LLaDA2 CFG calls super().init_forward_metadata(): FlashInfer's planning is reused at run time.
         "LLaDA2CFGFlashInferAttnBackend": ("decline", "falls back to FlashInferAttnBackend.init_forward_metadata"),
     },
+    # The decisive fallback needs the wrappers and updaters FlashInfer MLA builds; the prefill
+    # fallback of forward_extend (the ragged wrapper) is named beside it.
     "FlashInferMLAAttnBackend": {
-        "FlashMLABackend": ("decline", "through super() at run time"),
-        "TRTLLMMLABackend": ("decline", "through super() at run time"),
+        "FlashMLABackend": ("decline", "init_forward_metadata through super() at run time"),
+        "TRTLLMMLABackend": ("decline", "which needs decode_wrapper"),
     },
     "FlashInferMultiStepDraftBackend": {
         "TRTLLMHAAttnMultiStepDraftBackend": ("decouple", ""),
     },
     "FlashInferMLAMultiStepDraftBackend": {
-        "TRTLLMMLAMultiStepDraftBackend": ("decline", "through super() at run time"),
+        "TRTLLMMLAMultiStepDraftBackend": ("decline", "which needs attn_backends, kv_indptr"),
     },
 }
 
@@ -40,6 +42,8 @@ def test_parent_verdicts(parent, tmp_path):
     for name, (decision, why) in EXPECTED[parent].items():
         assert got[name]["decision"] == decision, got[name]["reason"]
         assert why in got[name]["reason"]
+        if name == "TRTLLMMLABackend":
+            assert "forward_extend" in got[name]["reason"]
         if decision == "decline":
             # The evidence of the reuse is a file:line a reviewer can open.
             assert any(s["reaches_parent"] for s in got[name]["super_calls"])

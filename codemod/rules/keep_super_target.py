@@ -4,7 +4,8 @@
 For every ``super().m(...)`` in the class's methods (other than ``super().__init__`` in
 ``__init__``, which the inline rule handles), records where the call resolves after
 reparenting. When ``m`` is defined by the parent (or a class between it and the new
-base), ``m`` is kept and the call is recorded as reaching the parent.
+base), ``m`` is kept and the call is recorded as reaching the parent, with what the target reads that the parent's
+``__init__`` constructs or allocates (the state the verdict weighs, DC502).
 
 ## Why
 Such a call runs the parent's code at run time. The verdict rule DC502 then declines:
@@ -38,9 +39,11 @@ def run(st) -> None:
             owner = next((c for c in a.chain if meth in c.methods), None)
             if owner is not None:
                 res, reaches = f"{owner.name}.{meth}", True
+                needs = sorted(st.reads_of_parent_method(owner, meth) & st.built_by_parent_init())
                 st.super_reached.add(meth)
                 st.need(meth, Evidence(cls.file, line, f"super().{meth}() in {cls.name}.{name} runs {owner.name}.{meth} at run time", ID))
             else:
                 b = st.base_member(meth)
                 res, reaches = (f"{b[1].name}.{meth}" if b else f"{a.base.rsplit('.', 1)[-1]}.{meth}"), False
-            a.super_calls.append(SuperCall(cls.file, line, meth, name, res, reaches))
+                needs = []
+            a.super_calls.append(SuperCall(cls.file, line, meth, name, res, reaches, needs))

@@ -1,15 +1,18 @@
 """DC502 super-fallback: decline when the class falls back to the parent's code through ``super()``.
 
 ## What it does
-Declines when a ``super().m()`` in the class resolves to a method of the parent (DC102),
-naming the first such call.
+Declines when a ``super().m()`` in the class resolves to a method of the parent (DC102).
+The reason names the decisive fallback: the one whose target reads the most of what the
+parent's ``__init__`` constructs or allocates (the first in source order among equals), and
+that state, then the other methods whose fallbacks need such state.
 
 ## Why
 The parent's logic is really reused at run time; inlining it would copy the parent.
 
 ## Known problems
-The first call found is named, not necessarily the one that matters most. A fallback
-whose target needs nothing that is dropped still declines.
+A fallback whose target needs nothing that the parent constructs still declines; copying
+it under a private name would let the class decouple. State that the target builds lazily
+(in another method) does not count as constructed.
 
 ## Fix safety
 Nothing is rewritten.
@@ -27,8 +30,14 @@ def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
     reach = [s for s in a.super_calls if s.reaches_parent]
     if not reach:
         return None
-    s = reach[0]
+    s = max(reach, key=lambda c: len(c.needs_dropped))  # max keeps the first among equals
+    needs = ""
+    if s.needs_dropped:
+        shown = ", ".join(s.needs_dropped[:4]) + (f" and {len(s.needs_dropped) - 4} more" if len(s.needs_dropped) > 4 else "")
+        needs = f", which needs {shown}, built by {a.parent.name}.__init__"
+    others = sorted({c.in_method for c in reach if c.needs_dropped and c.in_method != s.in_method})
+    also = f" (and {', '.join(others)} fall back to state it builds too)" if others else ""
     return Verdict(Decision.DECLINE, ID, (
         f"{a.cls.name}.{s.in_method} falls back to {s.resolves_to} through super() at run time "
-        f"({s.file}:{s.line}), so {a.parent.name} really is reused"
+        f"({s.file}:{s.line}){needs}, so {a.parent.name} really is reused{also}"
     ))

@@ -80,3 +80,18 @@ def test_metaclass_near_miss_the_class_sets_the_same(tmp_path):
     }
     a, v = analyse(tmp_path, files)
     assert hazards_of(a, "DC204") == []
+
+
+@pytest.mark.parametrize("module, parent, warned", [
+    pytest.param("base.py", "Parent", True, id="public-name-of-a-public-module"),
+    pytest.param("_impl.py", "Parent", False, id="near-miss-private-module"),
+    pytest.param("base.py", "_Parent", False, id="near-miss-private-name"),
+    pytest.param("_impl.py", "_Parent", True, id="listed-in-all"),
+])
+def test_exported_parent_is_a_warning_not_a_decline(tmp_path, module, parent, warned):
+    from ruletools import analyse, hazards_of
+    exports = f"__all__ = ['{parent}']\n\n\n" if module == "_impl.py" and parent == "_Parent" else ""
+    base = exports + f"class {parent}:\n    def __init__(self, n):\n        self.n = n\n        self.pool = list(range(n))\n"
+    child = f"from .{module[:-3]} import {parent}\n\n\nclass Child({parent}):\n    def total(self):\n        return self.n\n"
+    a, v = analyse(tmp_path, {module: base, "child.py": child})
+    assert bool(hazards_of(a, "DC208")) is warned and v.decision == "decouple"

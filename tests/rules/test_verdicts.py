@@ -113,3 +113,39 @@ def test_the_copied_share_is_a_threshold(tmp_path):
     a, v = analyse(tmp_path, child("    def total(self):\n        return self.double()\n"))
     assert v.rule == "DC504"
     assert decide(a, None, Limits(max_copied_share=1.0)).rule == "DC501"
+
+
+FALLBACKS = """
+class Wrapper:
+    def run(self, x):
+        return x
+
+
+class Parent:
+    def __init__(self, n):
+        self.n = n
+        self.wrapper = Wrapper()
+        self.pool = [0] * n
+
+    def size(self):
+        return self.n
+
+    def run(self, x):
+        return self.wrapper.run(x) + self.n
+"""
+
+
+def test_the_decisive_fallback_is_the_one_that_needs_built_state(tmp_path):
+    body = ("    def size(self):\n        return super().size()\n\n"
+            "    def run(self, x):\n        return super().run(x)\n")
+    files = {"base.py": FALLBACKS, "child.py": f"from .base import Parent\n\n\nclass Child(Parent):\n{body}"}
+    a, v = analyse(tmp_path, files)
+    assert v.rule == "DC502" and "Child.run falls back to Parent.run" in v.reason
+    assert "which needs wrapper, built by Parent.__init__" in v.reason
+
+
+def test_near_miss_with_no_built_state_needed_the_first_fallback_is_named(tmp_path):
+    body = "    def size(self):\n        return super().size()\n\n    def other(self):\n        return super().size()\n"
+    files = {"base.py": FALLBACKS, "child.py": f"from .base import Parent\n\n\nclass Child(Parent):\n{body}"}
+    a, v = analyse(tmp_path, files)
+    assert v.rule == "DC502" and "Child.size falls back to Parent.size" in v.reason and "needs" not in v.reason

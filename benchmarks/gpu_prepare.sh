@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Build everything the GPU call carries, from a clean clone (needs PyPI here, not there):
+#   .gpu-bundle/  FlashInfer, SGLang and their import-time dependencies (the shared bundle maker)
+#   .whl/         this tool's own dependencies as Python 3.12 wheels for the GPU machine
+#                 (libcst, pyflakes, platformdirs) and datasets and multiprocess, which the
+#                 kit's speculative draft runner imports through sglang.benchmark
+# Then, on the GPU machine (carry .gpu-bundle and .whl): bash benchmarks/gpu_verify.sh
+#
+#   BUNDLE_MAKER=path/to/make-bundle  where the bundle maker is (default ../shared/gpu/make-bundle)
+#   SGLANG_VERSION=0.5.23             the SGLang release to bundle
+set -euo pipefail
+cd "$(dirname "$0")/.."
+maker="${BUNDLE_MAKER:-../shared/gpu/make-bundle}"
+version="${SGLANG_VERSION:-0.5.23}"
+if [ ! -x "$maker" ]; then
+  echo "gpu_prepare: no bundle maker at $maker (set BUNDLE_MAKER)" >&2
+  exit 2
+fi
+"$maker" --sglang "$version" --out .gpu-bundle --dl-cache "${XDG_CACHE_HOME:-$HOME/.cache}/gpu-bundle-downloads"
+rm -rf .whl.tmp && mkdir -p .whl.tmp
+# Pure-Python wheels where there are; libcst has compiled ones per Python version and platform.
+python3 -m pip download -q --no-deps --only-binary :all: --python-version 3.12 --implementation cp \
+  --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64 \
+  -d .whl.tmp libcst pyflakes platformdirs datasets multiprocess
+rm -rf .whl && mv .whl.tmp .whl
+du -sh .gpu-bundle .whl | sed 's/^/gpu_prepare: /'
+total=$(du -sm .gpu-bundle .whl | awk '{s += $1} END {print s}')
+if [ "$total" -ge 60 ]; then
+  echo "gpu_prepare: the bundle and wheels take $total MiB; a device call carries at most 64 MiB with the repo" >&2
+  exit 1
+fi
