@@ -6,7 +6,10 @@ seen in real code: the parent's ``__init__`` calling its own helpers and hooks t
 while constructing, properties with setters, cached properties, special methods used
 implicitly, class attributes overridden in the child, keyword and ``**kwargs`` forwarding,
 default arguments, module helpers whose names the child's module binds to other objects,
-and an exception family caught with ``except Parent`` elsewhere. The tool runs on each; where it
+an exception family caught with ``except Parent`` elsewhere, validations (``raise``,
+``assert``, a checking method or module function), and hand-offs of the instance (a module
+registry, a global dict, a callback list, a holder that keeps it to itself, a holder that
+registers it; the probe counts what is published). The tool runs on each; where it
 patches, a probe runs against the original and the patched package in fresh interpreters, and
 their transcripts must be equal, as must every attribute the patched instance still has.
 A decline or a refusal is never a failure; a patch that changes behaviour is.
@@ -44,6 +47,8 @@ def pieces(draw):
     p["forward"] = draw(st.sampled_from(["positional", "keyword", "default", "kwargs"]))
     p["clash"] = draw(st.lists(st.sampled_from(["helper", "SCALE"]), max_size=2, unique=True))
     p["exception"] = draw(st.booleans())
+    p["validation"] = draw(st.sampled_from(["none", "raise", "assert", "self-check", "module-check"]))
+    p["registration"] = draw(st.sampled_from(["none", "module", "global-dict", "callback", "keeps-to-itself", "holder-publishes"]))
     p["child_reads"] = draw(st.lists(st.sampled_from(ATTRS + ["label", "kind", "prop"]), min_size=1, max_size=3, unique=True))
     p["child_sets_before_super"] = draw(st.sampled_from([None] + ATTRS))
     p["child_assigns_prop"] = draw(st.booleans())
@@ -71,6 +76,12 @@ def render(p) -> tuple[dict[str, str], str]:
         init.append("        self.configure()")
     if p["stores_handler"]:
         init.append("        self.on_event = self.handle")
+    init += {"none": [], "raise": ["        if n > 2:", "            raise ValueError('n too big')"],
+             "assert": ["        assert n != 1, 'n is one'"], "self-check": ["        self._check(n)"],
+             "module-check": ["        check(n)"]}[p["validation"]]
+    init += {"none": [], "module": ["        register(self)"], "global-dict": ["        REGISTRY[n] = self"],
+             "callback": ["        LISTENERS.append(self.handle)"], "keeps-to-itself": ["        self.holder = Holder(self)"],
+             "holder-publishes": ["        self.watch = Watcher(self)"]}[p["registration"]]
     init.append("        self.gamma = len(self.beta) + self.alpha")
     init.append("        self.delta = self.gamma if n > 1 else -1")
     init.append("        self._prop = n")
@@ -83,6 +94,7 @@ def render(p) -> tuple[dict[str, str], str]:
     elif p["hook"] == "child":
         methods.append("    def configure(self):\n        pass\n")
     methods.append("    def handle(self, x):\n        return ('parent', x)\n")
+    methods.append("    def _check(self, n):\n        if n == 3:\n            raise ValueError('three')\n")
     if p["property"] == "plain":
         methods.append("    @property\n    def prop(self):\n        return self._prop * 2\n")
     elif p["property"] == "setter":
@@ -101,7 +113,10 @@ def render(p) -> tuple[dict[str, str], str]:
                    "            out.append(slot + item)\n        return out\n")
     class_attr = {"none": "", "same": "    kind = 'base'\n", "overridden": "    kind = 'parent'\n"}[p["class_attr"]]
     parent = (
-        "import functools\n\nfrom .base import Base\n\nSCALE = 2\n\n\ndef helper(x):\n    return x + 1\n\n\n"
+        "import functools\n\nfrom .base import Base\n\nSCALE = 2\nREGISTRY = {}\nLISTENERS = []\n\n\ndef helper(x):\n    return x + 1\n\n\n"
+        "def register(obj):\n    REGISTRY[id(obj)] = obj\n\n\ndef check(n):\n    if n == 0:\n        raise ValueError('zero')\n\n\n"
+        "class Holder:\n    def __init__(self, owner):\n        self.owner = owner\n        self.size = len(owner.beta)\n\n\n"
+        "class Watcher:\n    def __init__(self, owner):\n        self.owner = owner\n        register(owner)\n\n\n"
         f"class Parent(Base):\n{class_attr}\n    def __init__(self, n, name='p', **extra):\n" + "\n".join(init) + "\n\n" + "\n".join(methods)
     )
     call = {"positional": "super().__init__(n, 'c')", "keyword": "super().__init__(n, name='c')",
@@ -162,8 +177,12 @@ def render(p) -> tuple[dict[str, str], str]:
                     row.append(repr(eval(call)))
                 except Exception as exc:
                     row.append(type(exc).__name__)
+            from pkg import parent as P
+            published = list(P.REGISTRY.values()) + P.LISTENERS
+            row.append(sum(1 for v in published if v is c or getattr(v, "__self__", None) is c))
             out.append(row)
-            state.append({{k: repr(v) for k, v in vars(c).items() if not callable(v)}})
+            # An object's default repr carries its address: compare its type instead.
+            state.append({{k: type(v).__name__ if " object at 0x" in repr(v) else repr(v) for k, v in vars(c).items() if not callable(v)}})
         if {exc}:
             from pkg.user import guarded
             out.append(guarded(lambda: Child(2)))
