@@ -3,8 +3,8 @@
 Works on libcst trees so that everything not rewritten keeps its comments and layout byte
 for byte; statement positions come from the ``ast``-based analysis (``cst_util.Located``).
 Per class, in order: DC601 inline the kept slice of the parent's ``__init__`` (with DC602
-folded branches, DC603 fused loops and DC604 read-through values), DC605 copy the kept
-members, DC606 reparent; per module, DC607 imports.
+folded branches, DC603 fused loops and DC604 read-through values), DC609 redirect ``super().m()``
+fallbacks to private copies, DC605 copy the kept members, DC606 reparent; per module, DC607 imports.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import libcst as cst
 from .cst_util import Located
 from .model import ClassAnalysis, ClassPlan, ModulePatch
 from .index import ModuleInfo
-from .rules import rewrite_bind_names, rewrite_copy_members, rewrite_inline_init, rewrite_reparent
+from .rules import rewrite_bind_names, rewrite_copy_members, rewrite_inline_init, rewrite_reparent, rewrite_super_fallback
 from .rules.rewrite_imports import add_import, add_missing, remove_unused
 
 
@@ -45,6 +45,7 @@ class ClassRewrite:
             body = [rewrite_inline_init.rewrite_init(self, s, inlined) if self.c.stmt(init_ast) is s else s for s in body]
         elif (inlined or self.a.parent_init is not None) and not self.a.generated_init:
             body = rewrite_inline_init.add_init(self, body, inlined)
+        body = rewrite_super_fallback.redirect(self, body)
         body = rewrite_copy_members.apply(self, body)
         cd = cd.with_changes(body=cd.body.with_changes(body=body))
         return rewrite_reparent.apply(self, cd, marked=bool(inlined))

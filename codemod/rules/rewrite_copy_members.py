@@ -27,7 +27,7 @@ import libcst as cst
 from ..ast_util import walk
 from ..cst_util import BLANK, comment_line, rename
 from ..errors import UnsafeError
-from . import rewrite_bind_names
+from . import rewrite_bind_names, rewrite_super_fallback
 from .verdict_already_decoupled import MARKER
 
 ID = "DC605"
@@ -38,6 +38,7 @@ def apply(ctx, body):
     a = ctx.a
     attrs, methods = [], []
     free = rewrite_bind_names.copied_free(a) if ctx.aliases else {}
+    fallbacks = rewrite_super_fallback.copied(a)  # overridden by the class: copied under a private name
 
     def bound(name, node):
         """The node with its free names that DC608 aliased renamed to their aliases."""
@@ -60,9 +61,13 @@ def apply(ctx, body):
                 if _mangled(n):
                     raise UnsafeError(f"{owner.name}.{name} uses a name-mangled attribute ({_mangled(n)}); copying it into {a.cls.name} would change its meaning", ID)
                 node = bound(name, ctx.p.stmt(n))
+                if name in fallbacks:
+                    methods.append(rewrite_super_fallback.copy_node(ctx, name, node))
+                    continue
                 lead = [BLANK] + ([comment_line(origin)] if i == 0 else []) + [l for l in node.leading_lines if l.comment is not None]
                 methods.append(node.with_changes(leading_lines=lead))
-            ctx.plan.inlined.append(f"{m.kind} `{name}`")
+            if name not in fallbacks:
+                ctx.plan.inlined.append(f"{m.kind} `{name}`")
     if attrs:
         idx = 0
         while idx < len(body) and not isinstance(body[idx], (cst.FunctionDef, cst.ClassDef)):

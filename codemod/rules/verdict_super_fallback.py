@@ -10,8 +10,8 @@ that state, then the other methods whose fallbacks need such state.
 The parent's logic is really reused at run time; inlining it would copy the parent.
 
 ## Known problems
-A fallback whose target needs nothing that the parent constructs still declines; copying
-it under a private name would let the class decouple. State that the target builds lazily
+Where every fallback's target needs nothing the parent constructs and can be copied under a
+private name (DC609), the class is not declined here. State that the target builds lazily
 (in another method) does not count as constructed.
 
 ## Fix safety
@@ -21,6 +21,7 @@ Nothing is rewritten.
 from __future__ import annotations
 
 from ..model import ClassAnalysis, Decision, Verdict
+from . import rewrite_super_fallback
 
 ID = "DC502"
 NAME = "super-fallback"
@@ -28,7 +29,7 @@ NAME = "super-fallback"
 
 def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
     reach = [s for s in a.super_calls if s.reaches_parent]
-    if not reach:
+    if not reach or rewrite_super_fallback.copied(a):
         return None
     s = max(reach, key=lambda c: len(c.needs_dropped))  # max keeps the first among equals
     needs = ""

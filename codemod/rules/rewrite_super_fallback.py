@@ -1,0 +1,135 @@
+"""DC609 copy-super-fallback: copy the parent method a ``super().m()`` falls back to, under a private name.
+
+## What it does
+When the class overrides ``m`` and falls back to the parent's ``m`` through ``super()``,
+and that method needs nothing the parent's ``__init__`` constructs or allocates, the
+parent's ``m`` is copied into the class as ``_P_m`` and every ``super().m`` in the class's
+own methods becomes ``self._P_m``. What ``m`` reads is kept like any kept member's reads
+(DC102 keeps ``m``, and the closure follows it).
+
+## Why
+A fallback to cheap parent code is not reuse worth the parent's whole ``__init__``:
+declining (DC502) would leave every instance paying for state the fallback never touches.
+
+## Known problems
+Copied only where the meaning of ``super()`` inside the copy cannot change: the parent is
+the class's only base and the new base's own parent (so ``super()`` in the copy reaches the
+same class as in the parent), ``m`` is a plain method (not a property, static or class
+method), the methods that call ``super().m`` are plain methods, and the private name is
+free. Otherwise DC502 declines. A subclass of the class that overrides ``m`` and calls
+``super().m()`` still reaches the class's ``m``, as before.
+
+## Fix safety
+Safe under those conditions: the same code runs on the same instance, reached by a name
+that only the class uses.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from ..ast_util import first_param, is_static
+from ..cst_util import BLANK, comment_line
+from .verdict_already_decoupled import MARKER
+
+ID = "DC609"
+NAME = "copy-super-fallback"
+
+
+def private_name(a, meth: str) -> str:
+    return f"_{a.parent.name}_{meth}"
+
+
+def why_not(a, call) -> str | None:
+    """Why the fallback of ``call`` (a SuperCall reaching the parent) cannot be copied, or None."""
+    if call.needs_dropped:
+        return "it needs state the parent's __init__ builds"
+    if len(a.chain) != 1 or len(a.cls.bases) != 1:
+        return "super() in a copy could reach another class"
+    m = a.members.get(call.method)
+    if m is None or m[0].kind != "method":
+        return f"{call.method} is not a plain method"
+    fn = a.parent.methods.get(call.method)
+    caller = a.cls.methods.get(call.in_method)
+    if fn is None or caller is None or is_static(fn) or is_static(caller) or _classmethod(fn) or _classmethod(caller):
+        return "a static or class method is involved"
+    if not first_param(caller):
+        return f"{call.in_method} has no self"
+    if private_name(a, call.method) in a.members or private_name(a, call.method) in a.cls.members:
+        return f"the name {private_name(a, call.method)} is taken"
+    return None
+
+
+def copied(a) -> set[str]:
+    """The parent methods this rule copies under a private name."""
+    reach = [s for s in a.super_calls if s.reaches_parent]
+    if reach and all(why_not(a, s) is None for s in reach):
+        return {s.method for s in reach}
+    return set()
+
+
+def _classmethod(fn: ast.FunctionDef) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "classmethod" for d in fn.decorator_list)
+
+
+def copy_node(ctx, name: str, node: cst.FunctionDef) -> cst.FunctionDef:
+    """The parent's method, renamed, under a marker naming its origin."""
+    a = ctx.a
+    origin = f"{MARKER} {a.parent.name}.{name}"
+    lead = [BLANK, comment_line(origin)] + [l for l in node.leading_lines if l.comment is not None]
+    ctx.plan.inlined.append(f"method `{name}` as `{private_name(a, name)}`, the target of `super().{name}()`")
+    return node.with_changes(name=cst.Name(private_name(a, name)), leading_lines=lead)
+
+
+class _Redirect(cst.CSTTransformer):
+    """``super().m`` -> ``self._P_m`` in one method (not in nested functions or classes)."""
+
+    def __init__(self, names: dict[str, str], selfname: str):
+        self.names = names
+        self.selfname = selfname
+        self.depth = 0
+
+    def visit_FunctionDef(self, node):
+        self.depth += 1
+
+    def leave_FunctionDef(self, original, updated):
+        self.depth -= 1
+        return updated
+
+    def visit_ClassDef(self, node):
+        self.depth += 1
+
+    def leave_ClassDef(self, original, updated):
+        self.depth -= 1
+        return updated
+
+    def visit_Lambda(self, node):
+        self.depth += 1
+
+    def leave_Lambda(self, original, updated):
+        self.depth -= 1
+        return updated
+
+    def leave_Attribute(self, original, updated):
+        v = updated.value
+        if (self.depth == 1 and isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value == "super"
+                and updated.attr.value in self.names):
+            return updated.with_changes(value=cst.Name(self.selfname), attr=cst.Name(self.names[updated.attr.value]))
+        return updated
+
+
+def redirect(ctx, body: list) -> list:
+    """The class body with each copied fallback's ``super().m`` calls redirected."""
+    a = ctx.a
+    names = {m: private_name(a, m) for m in copied(a)}
+    if not names:
+        return body
+    out = []
+    for s in body:
+        fn = a.cls.methods.get(s.name.value) if isinstance(s, cst.FunctionDef) else None
+        if fn is not None and first_param(fn):
+            s = s.visit(_Redirect(names, first_param(fn)))
+        out.append(s)
+    return out
