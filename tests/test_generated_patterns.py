@@ -9,7 +9,8 @@ default arguments, module helpers whose names the child's module binds to other 
 an exception family caught with ``except Parent`` elsewhere, validations (``raise``,
 ``assert``, a checking method or module function), and hand-offs of the instance (a module
 registry, a global dict, a callback list, a holder that keeps it to itself, a holder that
-registers it; the probe counts what is published). The tool runs on each; where it
+registers it; the probe counts what is published), and a child method that falls back to
+the parent's through ``super()``. The tool runs on each; where it
 patches, a probe runs against the original and the patched package in fresh interpreters, and
 their transcripts must be equal, as must every attribute the patched instance still has.
 A decline or a refusal is never a failure; a patch that changes behaviour is.
@@ -48,6 +49,7 @@ def pieces(draw):
     p["clash"] = draw(st.lists(st.sampled_from(["helper", "SCALE"]), max_size=2, unique=True))
     p["exception"] = draw(st.booleans())
     p["validation"] = draw(st.sampled_from(["none", "raise", "assert", "self-check", "module-check"]))
+    p["fallback"] = draw(st.sampled_from(["none", "label", "plan"]))  # the child overrides it and calls super()
     p["registration"] = draw(st.sampled_from(["none", "module", "global-dict", "callback", "keeps-to-itself", "holder-publishes"]))
     p["child_reads"] = draw(st.lists(st.sampled_from(ATTRS + ["label", "kind", "prop"]), min_size=1, max_size=3, unique=True))
     p["child_sets_before_super"] = draw(st.sampled_from([None] + ATTRS))
@@ -94,6 +96,7 @@ def render(p) -> tuple[dict[str, str], str]:
     elif p["hook"] == "child":
         methods.append("    def configure(self):\n        pass\n")
     methods.append("    def handle(self, x):\n        return ('parent', x)\n")
+    methods.append("    def label_of(self, suffix=''):\n        return self.label + suffix\n")
     methods.append("    def _check(self, n):\n        if n == 3:\n            raise ValueError('three')\n")
     if p["property"] == "plain":
         methods.append("    @property\n    def prop(self):\n        return self._prop * 2\n")
@@ -131,6 +134,10 @@ def render(p) -> tuple[dict[str, str], str]:
     if p["hook"] in ("child", "both"):
         child_methods.append("    def configure(self):\n        self.mode = 'child'\n        self.steps = [self.alpha] * 2\n")
     child_methods.append("    def handle(self, x):\n        return ('child', x)\n")
+    if p["fallback"] == "label":
+        child_methods.append("    def label_of(self, suffix=''):\n        return super().label_of(suffix) + '!'\n")
+    elif p["fallback"] == "plan":
+        child_methods.append("    def plan(self, batch):\n        return [x + 1 for x in super().plan(batch)]\n")
     reads = [r for r in p["child_reads"] if r != "prop" or p["property"] != "none"]
     exprs = [f"self.{r}" for r in reads] + ["helper(1)", "SCALE"]
     child_methods.append(f"    def look(self):\n        return [{', '.join(exprs)}]\n")
@@ -168,7 +175,7 @@ def render(p) -> tuple[dict[str, str], str]:
                 out.append(type(exc).__name__)
                 continue
             row = []
-            calls = ["c.look()", "peek(c)", "repr(c) if type(c).__repr__ is not object.__repr__ else 'default-repr'",
+            calls = ["c.look()", "peek(c)", "c.label_of('?')" if {p['fallback'] == 'label'} else "c.plan([1, 2])" if {p['fallback'] == 'plan'} else "0", "repr(c) if type(c).__repr__ is not object.__repr__ else 'default-repr'",
                      "len(c) if hasattr(type(c), '__len__') else 'no-len'", "c == c", "c.name"]
             if {p['hook'] in ('child', 'both')}:
                 calls += ["c.mode", "c.steps"]
