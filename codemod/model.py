@@ -162,6 +162,8 @@ class ClassAnalysis:
     fusions: list[Fusion] = field(default_factory=list)
     generated_init: bool = False  # a decorator (@dataclass) writes C's __init__
     read_through: dict = field(default_factory=dict)  # position -> (new value, its source)
+    recomputed: dict = field(default_factory=dict)  # position of a kept parent statement -> the class's repeat of it (DC612)
+    moved: list = field(default_factory=list)  # (kept parent statement, the class statement it moves after): DC612
     skipped_files: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -231,6 +233,7 @@ class ClassPlan:
     """What one class rewrite did, for the report."""
 
     inlined: list[str] = field(default_factory=list)
+    comments: list[tuple[int, str, str]] = field(default_factory=list)  # (line in the patched file, comment, why): DC611
 
 
 @dataclass

@@ -8,7 +8,8 @@ report.json schema (keys are only ever added, never renamed):
  "dropped": [{"member", "kind"}],
  "dropped_side_effects": [{"file", "line", "code", "why", "rule"}],
  "kept_for_effect": [{"file", "line", "code", "why", "rule"}],
- "hazards": [{"file", "line", "what", "rule"}], "inlined": [str], ...}], "checks"?: [{"file", "result"}]}
+ "hazards": [{"file", "line", "what", "rule"}], "inlined": [str],
+ "comments_to_review": [{"file", "line", "comment", "why", "rule"}], ...}], "checks"?: [{"file", "result"}]}
 
 Every "rule" is a rule id of ``codemod/rules/`` (``docs/rules.md``). The report is built once,
 from the analyses, their verdicts and the patches.
@@ -87,8 +88,12 @@ def _dedup(items):
 def build(root: Path, judged: list[tuple[ClassAnalysis, Verdict]], patches: list[ModulePatch]) -> dict:
     """The report of a run: each class with its verdict, and what the patches did."""
     inlined = _inlined(patches)
+    comments = {name: [{"file": p.rel, "line": line, "comment": text, "why": why, "rule": "DC611"} for line, text, why in plan.comments]
+                for p in patches for name, plan in p.plans.items()}
     rep = {"tool": {"name": TOOL_NAME, "version": __version__}, "root": str(root),
            "classes": [class_entry(a, v, inlined.get(a.cls.name, [])) for a, v in judged]}
+    for c in rep["classes"]:
+        c["comments_to_review"] = comments.get(c["name"], [])
     if patches:
         rep["checks"] = [{"file": p.rel, "result": "parses, compiles, no new pyflakes findings" if p.before is not None else "new regression test (--emit-tests)"} for p in patches]
     return rep
@@ -168,17 +173,9 @@ def render_md(rep: dict) -> str:
             for kind, names in by_kind.items():
                 out.append(f"- {kind.replace('_', ' ')}s: {', '.join(names)}")
             out.append("")
-        if c["dropped_side_effects"]:
-            out.append("### Side effects of the parent's `__init__` that no longer run\n")
-            for s in c["dropped_side_effects"]:
-                out.append(f"- `{s['file']}:{s['line']}` `{_md(s['code'])}`: {s['why']}")
-            out.append("")
-        if c.get("kept_for_effect"):
-            out.append("### Kept for their effect\n")
-            out.append("Statements of the parent's `__init__` that define nothing the class needs, kept because they are behaviour:\n")
-            for s in c["kept_for_effect"]:
-                out.append(f"- `{s['file']}:{s['line']}` `{_md(s['code'])}`: {s['why']}")
-            out.append("")
+        _listing(out, "Side effects of the parent's `__init__` that no longer run", "", c["dropped_side_effects"], "code")
+        _listing(out, "Kept for their effect", "Statements of the parent's `__init__` that define nothing the class needs, "
+                 "kept because they are behaviour:", c.get("kept_for_effect"), "code")
         if c["hazards"]:
             out.append("### Hazards checked\n")
             for h in c["hazards"]:
@@ -189,6 +186,8 @@ def render_md(rep: dict) -> str:
             for s in c["super_calls"]:
                 out.append(f"- `{s['file']}:{s['line']}` `super().{s['method']}()` in `{s['in']}` resolves to `{s['resolves_to_after']}`")
             out.append("")
+        _listing(out, "Comments to review", "Comments the patch copies or leaves beside the change that may no longer be true:",
+                 c.get("comments_to_review"), "comment")
         if c.get("inlined"):
             out.append("### What was inlined\n")
             for item in c["inlined"]:
@@ -200,6 +199,18 @@ def render_md(rep: dict) -> str:
             out.append(f"- `{ch['file']}`: {ch['result']}")
         out.append("")
     return "\n".join(out).rstrip() + "\n"
+
+
+def _listing(out: list[str], title: str, intro: str, items, code_key: str) -> None:
+    """A section listing ``file:line`` `code`: why, for each item; nothing when there are none."""
+    if not items:
+        return
+    out.append(f"### {title}\n")
+    if intro:
+        out.append(intro + "\n")
+    for s in items:
+        out.append(f"- `{s['file']}:{s['line']}` `{_md(s[code_key])}`: {s['why']}")
+    out.append("")
 
 
 def _short(q: str | None) -> str:

@@ -4,7 +4,8 @@ Works on libcst trees so that everything not rewritten keeps its comments and la
 for byte; statement positions come from the ``ast``-based analysis (``cst_util.Located``).
 Per class, in order: DC601 inline the kept slice of the parent's ``__init__`` (with DC602
 folded branches, DC603 fused loops and DC604 read-through values), DC609 redirect ``super().m()``
-fallbacks to private copies, DC605 copy the kept members, DC606 reparent; per module, DC607 imports.
+fallbacks to private copies, DC605 copy the kept members, DC606 reparent; per module, DC607 imports, DC610 the target's formatting
+of the changed lines and DC611 the comments to review.
 """
 
 from __future__ import annotations
@@ -16,7 +17,11 @@ import libcst as cst
 from .cst_util import Located
 from .model import ClassAnalysis, ClassPlan, ModulePatch
 from .index import ModuleInfo
-from .rules import rewrite_bind_names, rewrite_copy_members, rewrite_inline_init, rewrite_reparent, rewrite_super_fallback
+from .rules import (
+    rewrite_bind_names, rewrite_copy_members, rewrite_flag_comments, rewrite_format, rewrite_inline_init, rewrite_reparent,
+    rewrite_super_fallback,
+)
+from .rules.verdict_already_decoupled import MARKER
 from .rules.rewrite_imports import add_import, add_missing, remove_unused
 
 
@@ -31,6 +36,7 @@ class ClassRewrite:
     base_ref: str | None  # how C's module spells B (None: object, no base)
     parent_index: int  # which of C's bases is P
     aliases: dict = field(default_factory=dict)  # free name -> (alias, module, object): DC608
+    moved: dict = field(default_factory=dict)  # id of a class statement -> parent statements placed after it: DC612
     plan: ClassPlan = field(default_factory=ClassPlan)
 
     @property
@@ -120,5 +126,9 @@ def rewrite_module(index, analyses: list[ClassAnalysis]) -> ModulePatch:
     sources = [a.parent.module for a in analyses]
     tree, added = add_missing(tree, before, cinfo.rel, cinfo, sources)
     text, removed, kept = remove_unused(tree, before, cinfo.rel, cinfo, index)
+    text = rewrite_format.apply(before, text, rewrite_format.style_of(index.tree))
+    changed = {n for lo, hi in rewrite_format.changed_ranges(before, text) for n in range(lo, hi + 1)}
+    for rw in rewriters.values():
+        rw.plan.comments = rewrite_flag_comments.find(rw.a, text, changed, MARKER)
     plans = {rw.a.cls.name: rw.plan for rw in rewriters.values()}
     return ModulePatch(cinfo.rel, before, text, plans, added, removed, kept)

@@ -23,7 +23,7 @@ from .model import SideEffect, SliceResult
 from .rules import (
     effect_allocation, effect_call, effect_construction, effect_outside_write, effect_registration,
     keep_constructor_dispatch, keep_init_slice_defines, keep_init_slice_reads, keep_self_handoff, keep_validation,
-    rewrite_fuse_loops, rewrite_read_through, unsafe_dynamic_access,
+    rewrite_drop_recomputed, rewrite_fuse_loops, rewrite_read_through, unsafe_dynamic_access,
 )
 from .rules.rewrite_fold_constants import fold
 
@@ -343,6 +343,7 @@ def slice_parent_init(st) -> None:
     ]
     for f in a.fusions:
         a.side_effects.append(rewrite_fuse_loops.side_effect(a, owner, f))
+    a.recomputed, a.moved = rewrite_drop_recomputed.find(st, res, init, sn)
     for line, what in collect(init, sn).dynamic:
         unsafe_dynamic_access.record(a, owner.file, line, f"{what} in {owner.name}.__init__ (it may define attributes nobody can list)")
 

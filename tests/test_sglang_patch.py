@@ -57,6 +57,26 @@ def test_patched_file_compiles_and_adds_no_pyflakes_finding(patched):
     assert "FlashInferAttnBackend" not in after.split("class TRTLLMMHAMetadata")[0], "the parent's import is gone"
 
 
+def test_patch_is_in_the_targets_black_style(patched):
+    # SGLang formats with black (88 columns): the patched file has no black finding the
+    # original does not have, and no line the patch adds is longer than 88 columns.
+    import black
+
+    root, tree, out = patched
+    mode = black.Mode(line_length=88)
+
+    def findings(text: str) -> set[str]:
+        try:
+            formatted = black.format_file_contents(text, fast=True, mode=mode)
+        except black.NothingChanged:
+            return set()
+        return {line for line in black.diff(text, formatted, "a", "b").splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")}
+
+    assert findings((tree / TARGET).read_text()) <= findings((root / TARGET).read_text())
+    added = [l[1:] for l in (out / "patch.diff").read_text().splitlines() if l.startswith("+") and not l.startswith("+++")]
+    assert added and max(len(l) for l in added) <= 88
+
+
 def test_second_run_changes_nothing(patched):
     _, tree, _ = patched
     code, out, err = run_cli(tree, "--check", "--diff")
@@ -116,6 +136,9 @@ def test_construction_on_cpu_builds_no_flashinfer_objects(wheels, tmp_path):
     for cls in ("TRTLLMHAAttnBackend", "TRTLLMHAAttnMultiStepDraftBackend"):
         assert sum(original[cls]["constructed"][k] for k in FLASHINFER_OBJECTS) > 0
         assert {k: patched[cls]["constructed"][k] for k in FLASHINFER_OBJECTS} == dict.fromkeys(FLASHINFER_OBJECTS, 0)
+    # The parent's call of the class's _resolve_swa_kv_pool is not repeated (DC612): once per construction.
+    assert original["TRTLLMHAAttnBackend"]["constructed"]["TRTLLMHAAttnBackend._resolve_swa_kv_pool"] == 2
+    assert patched["TRTLLMHAAttnBackend"]["constructed"]["TRTLLMHAAttnBackend._resolve_swa_kv_pool"] == 1
     mro = patched["TRTLLMHAAttnBackend"]["mro"]
     assert "sglang.srt.layers.attention.base_attn_backend.AttentionBackend" in mro
     assert not any("FlashInfer" in m for m in mro)

@@ -80,15 +80,25 @@ def init_block(ctx) -> list[cst.BaseStatement]:
     if pinit is None or sl is None or not sl.kept:
         return []
     stmts = _filter(ctx, ctx.p.stmt(pinit).body.body, dict(sl.folded))
-    if not stmts:
+    if not stmts and not a.moved:
         return []
     mapping, prelude = _bindings(ctx, pinit)
     for name in rewrite_bind_names.inlined_free(a) & set(ctx.aliases):
         mapping.setdefault(name, cst.Name(ctx.aliases[name][0]))
-    stmts = [rename(s, mapping) for s in prelude + stmts]
+    stmts = [rename(s, mapping) for s in prelude + stmts] if stmts else []
+    for d, r in a.moved:  # DC612: after the class's own repeat of the value they read
+        ctx.moved.setdefault(id(ctx.c.lines.get(id(ctx.c.stmt(r)))), []).append(
+            rename(ctx.p.lines[id(ctx.p.stmt(d))].with_changes(leading_lines=[]), mapping))
+    for p_, r in a.recomputed.items():
+        ctx.plan.inlined.append(f"not inlined: `{_source_line(a.parent_init_owner, p_[0])}`, since {a.cls.name}.__init__ "
+                                f"assigns the same value at line {r.lineno} before anything reads it"
+                                + (f" (moved after it: {', '.join(f'`{_source_line(a.parent_init_owner, d.lineno)}`' for d, rr in a.moved if rr is r)})"
+                                   if any(rr is r for _, rr in a.moved) else ""))
+    if not stmts:
+        return []
     stmts = [rewrite_fuse_loops.retarget_annotation(a.fusions, s) for s in stmts]
     owner = a.parent_init_owner
-    note = f"{MARKER} {owner.name}.__init__ ({owner.file.rsplit('/', 1)[-1]}): only what {a.cls.name} uses"
+    note = f"{MARKER} {owner.name}.__init__"
     first = stmts[0]
     stmts[0] = first.with_changes(leading_lines=[comment_line(note)] + [l for l in first.leading_lines if l.comment is not None])
     ctx.plan.inlined.append(f"{sl.kept_count} of {sl.total} statements of `{owner.name}.__init__` (in place of `super().__init__(...)`)")
@@ -96,7 +106,8 @@ def init_block(ctx) -> list[cst.BaseStatement]:
 
 
 def _filter(ctx, stmts, folded: dict[int, bool]) -> list[cst.BaseStatement]:
-    kept = ctx.a.init_slice.kept
+    a = ctx.a
+    kept = a.init_slice.kept - set(a.recomputed) - {pos(d) for d, _ in a.moved}
     kept_lines = {p[0] for p in kept}
     out: list[cst.BaseStatement] = []
     for st in stmts:
@@ -161,6 +172,10 @@ def _filter_compound(ctx, st, folded):
     return st
 
 
+def _source_line(owner, line: int) -> str:
+    return owner.module.lines[line - 1].strip()
+
+
 def _bindings(ctx, pinit: ast.FunctionDef) -> tuple[dict[str, cst.BaseExpression], list[cst.BaseStatement]]:
     """Bind P.__init__'s parameters (and self) to what C passes; rename clashing locals."""
     a = ctx.a
@@ -219,9 +234,15 @@ def rewrite_init(ctx, fn: cst.FunctionDef, inlined: list[cst.BaseStatement]) -> 
     line = ctx.c.lines.get(id(target)) if target is not None else None
     fusion_stores = {id(ctx.c.stmt(f.child_store)): f for f in a.fusions}
 
+    moved = ctx.moved
+
     def block(stmts):
         out = []
         for st in stmts:
+            if id(st) in moved:
+                out.append(st)
+                out.extend(moved[id(st)])
+                continue
             if st is line:
                 if inlined:
                     first = inlined[0]

@@ -47,7 +47,7 @@ class Child(Parent):
     def total(self):
         return {reads}
 """
-INLINED = "        # decouple: inlined from Parent.__init__ (base.py): only what Child uses\n"
+INLINED = "        # decouple: inlined from Parent.__init__\n"
 
 
 def test_no_change_for_a_class_that_is_declined(tmp_path):
@@ -117,7 +117,7 @@ CASES = [
                 def total(self):
                     return self.n, self.mode
             """},
-        "class Child:\n    def __init__(self, n):\n" + INLINED + "        self.mode = 'sub'\n        self.n = n\n\n"
+        "class Child:\n    def __init__(self, n):\n" + INLINED + "        self.mode = \"sub\"\n        self.n = n\n\n"
         "    def total(self):\n        return self.n, self.mode\n",
         id="DC602-fold-constants",
     ),
@@ -172,10 +172,10 @@ CASES = [
                 def total(self):
                     return self.size(), self.kind, self.label
             """},
-        'class Child:\n    """A child."""\n\n    # decouple: inlined from Parent.kind\n    kind = \'parent\'\n\n    def __init__(self, n):\n' + INLINED
+        'class Child:\n    """A child."""\n\n    # decouple: inlined from Parent.kind\n    kind = "parent"\n\n    def __init__(self, n):\n' + INLINED
         + "        self.n = n\n\n    def total(self):\n        return self.size(), self.kind, self.label\n\n"
         "    # decouple: inlined from Parent.size\n    # the size\n    def size(self):\n        \"\"\"How many.\"\"\"\n        return self.n\n\n"
-        "    # decouple: inlined from Parent.label\n    @property\n    def label(self):\n        return 'x'\n",
+        "    # decouple: inlined from Parent.label\n    @property\n    def label(self):\n        return \"x\"\n",
         id="DC605-copy-members",
     ),
     pytest.param(

@@ -155,6 +155,21 @@ def count_init(cls: type, label: str, *, exact_label: str | None = None) -> None
     cls.__init__ = __init__
 
 
+def count_static(cls: type, name: str, label: str) -> None:
+    """Count the calls of a static method of ``cls`` under ``label``, in place."""
+    original = cls.__dict__.get(name)
+    if not isinstance(original, staticmethod):
+        return
+    fn = original.__func__
+
+    @functools.wraps(fn)
+    def counted(*args, **kwargs):
+        COUNTS[label] += 1
+        return fn(*args, **kwargs)
+
+    setattr(cls, name, staticmethod(counted))
+
+
 def make_flashinfer_stand_in() -> SimpleNamespace:
     """What ``trtllm_mha_backend`` / ``trtllm_mla_backend`` read from ``flashinfer``."""
 
@@ -230,6 +245,7 @@ def import_sglang(sglang_root: Path):
             setattr(mha, name, getattr(fb, name))
 
     count_init(mha.TRTLLMHAAttnBackend, "TRTLLMHAAttnBackend.__init__")
+    count_static(mha.TRTLLMHAAttnBackend, "_resolve_swa_kv_pool", "TRTLLMHAAttnBackend._resolve_swa_kv_pool")
     count_init(mha.TRTLLMHAAttnMultiStepDraftBackend, "TRTLLMHAAttnMultiStepDraftBackend.__init__")
 
     da = importlib.import_module(
@@ -339,6 +355,7 @@ COUNTED = (
     "FlashInferMultiStepDraftBackend.__init__",
     "TRTLLMHAAttnBackend.__init__",
     "TRTLLMHAAttnMultiStepDraftBackend.__init__",
+    "TRTLLMHAAttnBackend._resolve_swa_kv_pool",
     "flashinfer.utils.get_device_sm_count",
 )
 
