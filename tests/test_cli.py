@@ -104,3 +104,16 @@ def test_emit_tests_adds_a_test_that_pins_the_result(tmp_path):
     (original / "tests" / test.name).write_text(test.read_text())
     bad = subprocess.run([sys.executable, "-m", "unittest", "-q", str(original / "tests" / test.name)], cwd=original, capture_output=True, text=True)
     assert bad.returncode != 0 and "test_bases" in bad.stderr
+
+
+def test_parent_the_class_does_not_inherit_is_exit_2(tmp_path):
+    tree = copy_tree(CASE, tmp_path / "tree")
+    before = tree_hashes(tree)
+    for mode in ([], ["--check"]):
+        code, out, err = run_cli(tree, "--class", "Child", "--parent", "Base", *mode, "--output", tmp_path / "o")
+        assert code == 2, err
+        assert err.strip() == "decouple: error: Child does not inherit Base (its bases: Parent); --parent names a direct base of each --class"
+        assert out == ""
+    assert tree_hashes(tree) == before and not (tmp_path / "o").exists()
+    code, out, _ = run_cli(tree, "--class", "Child", "--parent", "Parent", "--check")
+    assert code == 1 and out.startswith("pkg/child.py:4: Child would be decoupled from Parent")
