@@ -117,3 +117,10 @@ def test_parent_the_class_does_not_inherit_is_exit_2(tmp_path):
     assert tree_hashes(tree) == before and not (tmp_path / "o").exists()
     code, out, _ = run_cli(tree, "--class", "Child", "--parent", "Parent", "--check")
     assert code == 1 and out.startswith("pkg/child.py:4: Child would be decoupled from Parent")
+
+
+def test_version():
+    from codemod import __version__
+
+    code, out, err = run_cli("--version")
+    assert code == 0 and out == f"decouple {__version__}\n" and err == ""
