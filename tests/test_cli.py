@@ -124,3 +124,18 @@ def test_version():
 
     code, out, err = run_cli("--version")
     assert code == 0 and out == f"decouple {__version__}\n" and err == ""
+
+
+def test_misspelled_names_suggest_the_closest(tmp_path):
+    code, out, err = run_cli(CASE, "--class", "Chlid", "--check")
+    assert code == 2 and out == ""
+    assert err == f"decouple: error: class Chlid not found under {CASE}; did you mean Child?\n"
+    code, _, err = run_cli(CASE, "--class", "Child", "--parent", "Parnet", "--check")
+    assert code == 2 and err.endswith("class Parnet not found under " + str(CASE) + "; did you mean Parent?\n")
+    code, _, err = run_cli(CASE, "--class", "pkg.chidl:Child", "--check")
+    assert code == 2 and err.endswith("module pkg.chidl not found under " + str(CASE) + "; did you mean pkg.child?\n")
+    code, _, err = run_cli(CASE, "--class", "pkg.child:Chidl", "--check")
+    assert code == 2 and err.endswith("class Chidl not found in module pkg.child; did you mean Child?\n")
+    # Nothing close: no suggestion at all.
+    code, _, err = run_cli(CASE, "--class", "Zebra", "--check")
+    assert code == 2 and err == f"decouple: error: class Zebra not found under {CASE}\n"
