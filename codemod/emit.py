@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from . import report
+from .console import display_path, summary
 from .errors import EXIT_CHANGES, EXIT_OK, EXIT_UNSAFE, UsageError
 from .fileio import atomic_write, staged_directory
 from .model import Result
@@ -37,23 +38,33 @@ def emit(root: Path, options: Options, result: Result) -> int:
     if options.diff:
         sys.stdout.write(result.diff)
         return EXIT_UNSAFE if result.unsafe else EXIT_OK
+    written = []
     if options.write:
-        write_in_place(root, options, result)
-    out = options.output
-    if out is not None:
-        try:
-            clear_outputs(out)
-            if result.files:
-                write_outputs(out, result.files, result.diff)
-            report.write(out, result.report)
-        except OSError as exc:
-            raise UsageError(f"cannot write to {out}: {exc.strerror or exc}") from None
+        written += [display_path(root / rel) for rel in write_in_place(root, options, result)]
+    if options.output is not None:
+        written += write_output_folder(options.output, result)
+    print(summary(written, result.report["classes"], bool(result.files)))
     return EXIT_UNSAFE if result.unsafe else EXIT_OK
 
 
-def write_in_place(root: Path, options: Options, result: Result) -> None:
-    """``--write``: replace each patched file under ROOT atomically (new files created)."""
-    dirty = git_dirty(root, [f.rel for f in result.files])
+def write_output_folder(out: Path, result: Result) -> list[str]:
+    """The report, and the patch when there is one; what was written, as the summary names it."""
+    try:
+        clear_outputs(out)
+        if result.files:
+            write_outputs(out, result.files, result.diff)
+        report.write(out, result.report)
+    except OSError as exc:
+        raise UsageError(f"cannot write to {out}: {exc.strerror or exc}") from None
+    patch = [str(out / "patch.diff")] if result.files else []
+    return patch + [str(out / "report.md"), str(out / "report.json")] + ([str(out / "files") + "/"] if result.files else [])
+
+
+def write_in_place(root: Path, options: Options, result: Result) -> list[str]:
+    """``--write``: replace each patched file under ROOT atomically (new files created); the
+    files written."""
+    rels = [f.rel for f in result.files]
+    dirty = git_dirty(root, rels)
     if dirty and not options.force:
         raise UsageError(f"uncommitted changes in {', '.join(dirty)}; commit them or pass --force")
     # Only the kill test sets this: it widens the window between two files' replacements.
@@ -65,6 +76,7 @@ def write_in_place(root: Path, options: Options, result: Result) -> None:
         if f.before is None:
             path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, f.after.encode(f.encoding), mode=path.stat().st_mode & 0o7777 if path.exists() else 0o644)
+    return rels
 
 
 def unified_diff(rel: str, before: str | None, after: str) -> str:

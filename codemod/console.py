@@ -1,0 +1,35 @@
+"""What a run prints beyond the stages' own lines: the summary line of a run that writes.
+
+Only presentation lives here; ``emit`` decides what is printed when.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .rules.verdict_already_decoupled import ID as ALREADY_DECOUPLED
+
+
+def display_path(path: Path) -> str:
+    """``path`` from the working directory when it is under it, else absolute."""
+    try:
+        return os.path.relpath(path) if Path(path).resolve().is_relative_to(Path.cwd().resolve()) else str(path)
+    except ValueError:  # another drive (Windows)
+        return str(path)
+
+
+def summary(written: list[str], classes: list[dict], patched: bool) -> str:
+    """The one line a writing run ends with: what it wrote, and how the classes were judged.
+    ``patched``: whether the run made a patch (not with --analyse-only, nor when refused)."""
+    counts = {d: sum(1 for c in classes if c["decision"] == d) for d in ("decouple", "decline", "unsafe")}
+    already = sum(1 for c in classes if c["rule"] == ALREADY_DECOUPLED)
+    n = counts["decouple"]
+    said = [f"{n} {'class' if n == 1 else 'classes'} {'decoupled' if patched or not n else 'would be decoupled'}"]
+    if already:
+        said.append(f"{already} already decoupled")
+    said.append(f"{counts['decline'] - already} declined")
+    if counts["unsafe"]:
+        said.append(f"{counts['unsafe']} refused as unsafe, so no patch")
+    what = f"wrote {', '.join(written)}" if written else "nothing to write"
+    return f"{what} ({', '.join(said)})"

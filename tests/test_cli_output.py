@@ -1,0 +1,26 @@
+"""What the command line prints, and where."""
+
+from conftest import FIXTURES, run_cli
+
+CASE = FIXTURES / "rewrite" / "inline_init" / "input"
+
+
+def test_main_run_prints_one_summary_line(tmp_path):
+    code, out, err = run_cli(CASE, "--class", "Child", "--output", "out", cwd=tmp_path)
+    assert code == 0, err
+    assert out == "wrote out/patch.diff, out/report.md, out/report.json, out/files/ (1 class decoupled, 0 declined)\n"
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["files", "patch.diff", "report.json", "report.md"]
+    # A class with no parent is declined: only the report is written, and the line says so.
+    code, out, err = run_cli(CASE, "--class", "Base", "--output", "out", cwd=tmp_path)
+    assert code == 0, err
+    assert out == "wrote out/report.md, out/report.json (0 classes decoupled, 1 declined)\n"
+    code, out, err = run_cli(CASE, "--class", "Child", "--output", "out", "--analyse-only", cwd=tmp_path)
+    assert code == 0, err
+    assert out == "wrote out/report.md, out/report.json (1 class would be decoupled, 0 declined)\n"
+
+
+def test_summary_of_a_refused_run_says_there_is_no_patch(tmp_path):
+    code, out, _ = run_cli(FIXTURES / "cli" / "mangled", "--class", "Child", "--output", "o", cwd=tmp_path)
+    assert code == 3
+    assert out == "wrote o/report.md, o/report.json (0 classes decoupled, 0 declined, 1 refused as unsafe, so no patch)\n"
+    assert not (tmp_path / "o" / "patch.diff").exists()
