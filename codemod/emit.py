@@ -95,6 +95,8 @@ def unified_diff(rel: str, before: str | None, after: str) -> str:
 
 def git_dirty(root: Path, rels: list[str]) -> list[str]:
     """Files among ``rels`` with uncommitted changes, when ROOT is inside a git work tree."""
+    if not rels:  # git status with no path would report the whole work tree
+        return []
     try:
         top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
     except OSError:
