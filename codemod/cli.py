@@ -1,4 +1,4 @@
-"""Command line: ``decouple [ROOT] --class NAME ... --output DIR``.
+"""Command line: ``decouple [ROOT] [--class NAME ...] [--output DIR]``.
 
 Exit codes follow ruff and black: 0 done (or nothing to change), 1 ``--check``
 found classes that still need the refactor, 2 bad usage or input (one line on
@@ -44,7 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--parent", metavar="NAME",
                    help="the parent to decouple from; without --class, selects every subclass of it in the tree")
     p.add_argument("--base", metavar="NAME", help="the new base (default: the parent's first base, or object)")
-    p.add_argument("--output", "-o", metavar="DIR", help="where report.json, report.md, patch.diff and files/ go (default: output/)")
+    p.add_argument("--output", "-o", metavar="DIR",
+                   help="where report.json, report.md, patch.diff and files/ go (default: output/); "
+                        "'-' prints report.json on stdout and writes nothing else")
     p.add_argument("--diff", action="store_true", help="print the unified diff and write nothing (with --check: also the diff)")
     p.add_argument("--check", action="store_true",
                    help="write nothing; print what would change and why, one line each; exit 1 if a selected class "

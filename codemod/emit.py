@@ -43,7 +43,10 @@ def emit(root: Path, options: Options, result: Result) -> int:
         written += [display_path(root / rel) for rel in write_in_place(root, options, result)]
     if options.output is not None:
         written += write_output_folder(options.output, result)
-    print(summary(written, result.report["classes"], bool(result.files)))
+    if options.report_to_stdout:
+        sys.stdout.write(report.json_text(result.report))
+    else:
+        print(summary(written, result.report["classes"], bool(result.files)))
     return EXIT_UNSAFE if result.unsafe else EXIT_OK
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 from .discover import DEFAULT_CLASSES
 from .errors import UsageError
 
+STDOUT = "-"  # --output -: report.json on stdout, nothing written
+
 
 @dataclass(frozen=True)
 class Options:
@@ -16,6 +18,7 @@ class Options:
     parent: str | None = None
     base: str | None = None
     output: Path | None = None  # None: write no output folder
+    report_to_stdout: bool = False  # --output -
     diff: bool = False
     check: bool = False
     write: bool = False
@@ -36,12 +39,15 @@ class Options:
             raise UsageError("--write cannot be combined with --diff or --check")
         if not 0 <= args.max_copied_share <= 1:
             raise UsageError(f"--max-copied-share takes a number from 0 to 1, got {args.max_copied_share}")
+        to_stdout = args.output == STDOUT
+        if to_stdout and (args.diff or args.check):
+            raise UsageError("--output - prints report.json on stdout, where --diff and --check print; give a folder")
         classes = tuple(args.classes) if (args.classes or args.parent) else DEFAULT_CLASSES
-        quiet = args.check or args.diff or args.write
-        output = Path(args.output) if args.output else (None if quiet else Path("output"))
+        quiet = args.check or args.diff or args.write or to_stdout
+        output = Path(args.output) if args.output and not to_stdout else (None if quiet else Path("output"))
         return cls(
             root=args.root, classes=classes, parent=args.parent, base=args.base, output=output,
-            diff=args.diff, check=args.check, write=args.write, force=args.force,
+            report_to_stdout=to_stdout, diff=args.diff, check=args.check, write=args.write, force=args.force,
             analyse_only=args.analyse_only, emit_tests=args.emit_tests, all_uses=args.all_uses,
             no_cache=args.no_cache, max_copied_share=args.max_copied_share, plain_gain=args.plain_gain,
         )

@@ -1,6 +1,8 @@
-"""What the command line prints, and where."""
+"""What the command line prints, and where: the summary line, --output -."""
 
-from conftest import FIXTURES, run_cli
+import json
+
+from conftest import FIXTURES, copy_tree, run_cli, tree_hashes
 
 CASE = FIXTURES / "rewrite" / "inline_init" / "input"
 
@@ -24,3 +26,21 @@ def test_summary_of_a_refused_run_says_there_is_no_patch(tmp_path):
     assert code == 3
     assert out == "wrote o/report.md, o/report.json (0 classes decoupled, 0 declined, 1 refused as unsafe, so no patch)\n"
     assert not (tmp_path / "o" / "patch.diff").exists()
+
+
+def test_output_dash_prints_the_report_and_writes_nothing(tmp_path):
+    tree = copy_tree(CASE, tmp_path / "tree")
+    before = tree_hashes(tmp_path)
+    code, out, err = run_cli(tree, "--class", "Child", "--output", "-", cwd=tmp_path)
+    assert code == 0, err
+    report = json.loads(out)  # stdout is the report and nothing else
+    assert [c["decision"] for c in report["classes"]] == ["decouple"]
+    assert tree_hashes(tmp_path) == before
+    assert not (tmp_path / "-").exists() and not (tmp_path / "output").exists()
+
+
+def test_output_dash_with_check_or_diff_is_a_usage_error(tmp_path):
+    for mode in ("--check", "--diff"):
+        code, out, err = run_cli(CASE, "--class", "Child", mode, "--output", "-", cwd=tmp_path)
+        assert code == 2 and out == "" and err.count("\n") == 1 and "--output -" in err
+    assert not (tmp_path / "-").exists()
