@@ -25,9 +25,12 @@ from .options import Options
 
 def emit(root: Path, options: Options, result: Result) -> int:
     """Emit ``result`` as ``options`` says; the exit code."""
-    for line in result.summary:
-        print(line, file=sys.stderr)
+    classes = result.report["classes"]
     if options.check:
+        # Each finding is said once: a class with a line on stdout gets none on stderr.
+        for line, c in zip(result.summary, classes):
+            if c["decision"] != "decouple":
+                print(line, file=sys.stderr)
         for line in result.check_lines:
             print(line)
         if options.diff:
@@ -35,6 +38,8 @@ def emit(root: Path, options: Options, result: Result) -> int:
         if result.unsafe:
             return EXIT_UNSAFE
         return EXIT_CHANGES if result.changes else EXIT_OK
+    for line in result.summary:
+        print(line, file=sys.stderr)
     if options.diff:
         sys.stdout.write(result.diff)
         return EXIT_UNSAFE if result.unsafe else EXIT_OK
@@ -46,7 +51,7 @@ def emit(root: Path, options: Options, result: Result) -> int:
     if options.report_to_stdout:
         sys.stdout.write(report.json_text(result.report))
     else:
-        print(summary(written, result.report["classes"], bool(result.files)))
+        print(summary(written, classes, bool(result.files)))
     return EXIT_UNSAFE if result.unsafe else EXIT_OK
 
 

@@ -1,4 +1,4 @@
-"""What the command line prints, and where: the summary line, --output -."""
+"""What the command line prints, and where: the summary line, --output -, --check once."""
 
 import json
 
@@ -44,3 +44,13 @@ def test_output_dash_with_check_or_diff_is_a_usage_error(tmp_path):
         code, out, err = run_cli(CASE, "--class", "Child", mode, "--output", "-", cwd=tmp_path)
         assert code == 2 and out == "" and err.count("\n") == 1 and "--output -" in err
     assert not (tmp_path / "-").exists()
+
+
+def test_check_says_each_verdict_once():
+    # Child would be decoupled (stdout); Base has no parent and is declined (stderr, not on stdout).
+    code, out, err = run_cli(CASE, "--class", "Child", "--class", "Base", "--check", "--no-cache")
+    assert code == 1
+    assert out.splitlines() == [
+        "pkg/child.py:4: Child would be decoupled from Parent: Child uses 4 of 9 members of Parent (1 methods) "
+        "and 3 of 5 statements of its __init__"]
+    assert err == "Base: decline: nothing to do: Base has no parent class under ROOT\n"
