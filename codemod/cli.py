@@ -69,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plain-gain", action="store_true",
                    help="decouple even when the parent's __init__ work the class would skip is only plain assignments "
                         "(by default that declines: rule DC505)")
+    p.add_argument("--format", choices=("text", "github"), default="text",
+                   help="with --check: text prints file:line: message; github prints GitHub Actions "
+                        "::warning annotations, which show on the pull request's lines")
     p.add_argument("--version", action="version", version=f"decouple {__version__}")
     return p
 

@@ -1,4 +1,5 @@
-"""What a run prints beyond the stages' own lines: the summary line of a run that writes.
+"""What a run prints beyond the stages' own lines: the ``--check`` lines in each ``--format``,
+and the summary line of a run that writes.
 
 Only presentation lives here; ``emit`` decides what is printed when.
 """
@@ -9,6 +10,21 @@ import os
 from pathlib import Path
 
 from .rules.verdict_already_decoupled import ID as ALREADY_DECOUPLED
+
+
+def check_line(fmt: str, root: Path, file: str, line: int, message: str) -> str:
+    """One ``--check`` finding: ``file:line: message`` (file under ROOT), or with ``github`` a
+    GitHub Actions annotation, whose file is from the working directory, as Actions resolves it."""
+    if fmt == "github":
+        path = display_path(root / file)
+        return f"::warning file={_escape(path, True)},line={line}::{_escape(message, False)}"
+    return f"{file}:{line}: {message}"
+
+
+def _escape(text: str, in_property: bool) -> str:
+    # The workflow-command encoding: these characters would otherwise end the value early.
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if in_property else text
 
 
 def display_path(path: Path) -> str:

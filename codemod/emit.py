@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from . import report
-from .console import display_path, summary
+from .console import check_line, display_path, summary
 from .errors import EXIT_CHANGES, EXIT_OK, EXIT_UNSAFE, UsageError
 from .fileio import atomic_write, staged_directory
 from .model import Result
@@ -31,8 +31,8 @@ def emit(root: Path, options: Options, result: Result) -> int:
         for line, c in zip(result.summary, classes):
             if c["decision"] != "decouple":
                 print(line, file=sys.stderr)
-        for line in result.check_lines:
-            print(line)
+        for file, line, message in result.check_lines:
+            print(check_line(options.check_format, root, file, line, message))
         if options.diff:
             sys.stdout.write(result.diff)
         if result.unsafe:

@@ -29,6 +29,7 @@ class Options:
     no_cache: bool = False
     max_copied_share: float = 0.5  # DC504: decline above this share of the parent's method lines
     plain_gain: bool = False  # DC505: decouple even when only plain assignments would be skipped
+    check_format: str = "text"  # how --check prints its findings: text or github
 
     @classmethod
     def from_args(cls, args) -> "Options":
@@ -37,6 +38,8 @@ class Options:
             raise UsageError("--force only applies to --write")
         if args.write and (args.diff or args.check):
             raise UsageError("--write cannot be combined with --diff or --check")
+        if args.format != "text" and not args.check:
+            raise UsageError(f"--format {args.format} only applies to --check")
         if not 0 <= args.max_copied_share <= 1:
             raise UsageError(f"--max-copied-share takes a number from 0 to 1, got {args.max_copied_share}")
         to_stdout = args.output == STDOUT
@@ -50,6 +53,7 @@ class Options:
             report_to_stdout=to_stdout, diff=args.diff, check=args.check, write=args.write, force=args.force,
             analyse_only=args.analyse_only, emit_tests=args.emit_tests, all_uses=args.all_uses,
             no_cache=args.no_cache, max_copied_share=args.max_copied_share, plain_gain=args.plain_gain,
+            check_format=args.format,
         )
 
     def cache_key(self) -> list:

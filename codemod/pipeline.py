@@ -181,7 +181,7 @@ def compute(tree: Tree, options: Options) -> Result:
         files=[Emitted(p.rel, p.before, p.after, p.encoding) for p in patches],
         diff="".join(unified_diff(p.rel, p.before, p.after) for p in patches),
         summary=[f"{a.cls.name}: {v.decision}: {v.reason}" for a, v in pairs],
-        check_lines=[f"{a.cls.file}:{a.cls.line}: {a.cls.name} would be decoupled from {a.parent.name}: {v.reason}"
+        check_lines=[(a.cls.file, a.cls.line, f"{a.cls.name} would be decoupled from {a.parent.name}: {v.reason}")
                      for a, v in pairs if v.decision == Decision.DECOUPLE],
         unsafe=unsafe,
         changes=any(v.decision == Decision.DECOUPLE for v in verdicts),

@@ -1,8 +1,10 @@
-"""What the command line prints, and where: the summary line, --output -, --check once."""
+"""What the command line prints, and where: the summary line, --output -, --check once, --format."""
 
 import json
 
 from conftest import FIXTURES, copy_tree, run_cli, tree_hashes
+
+from codemod.console import check_line
 
 CASE = FIXTURES / "rewrite" / "inline_init" / "input"
 
@@ -54,3 +56,22 @@ def test_check_says_each_verdict_once():
         "pkg/child.py:4: Child would be decoupled from Parent: Child uses 4 of 9 members of Parent (1 methods) "
         "and 3 of 5 statements of its __init__"]
     assert err == "Base: decline: nothing to do: Base has no parent class under ROOT\n"
+
+
+def test_format_github_prints_annotations(tmp_path):
+    tree = copy_tree(CASE, tmp_path / "tree")
+    code, out, err = run_cli(".", "--class", "Child", "--check", "--format", "github", cwd=tmp_path / "tree")
+    assert code == 1, err
+    assert out == ("::warning file=pkg/child.py,line=4::Child would be decoupled from Parent: Child uses 4 of 9 "
+                   "members of Parent (1 methods) and 3 of 5 statements of its __init__\n")
+    # From another directory, the file is named from there, as Actions resolves it.
+    code, out, _ = run_cli(tree, "--class", "Child", "--check", "--format", "github", cwd=tmp_path)
+    assert out.startswith("::warning file=tree/pkg/child.py,line=4::")
+    code, out, err = run_cli(tree, "--class", "Child", "--format", "github")
+    assert code == 2 and "--format github only applies to --check" in err
+
+
+def test_github_annotation_escapes_what_would_end_a_value(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    line = check_line("github", tmp_path, "a,b:c.py", 3, "50% done\nnext")
+    assert line == "::warning file=a%2Cb%3Ac.py,line=3::50%25 done%0Anext"
