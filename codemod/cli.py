@@ -69,6 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plain-gain", action="store_true",
                    help="decouple even when the parent's __init__ work the class would skip is only plain assignments "
                         "(by default that declines: rule DC505)")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour the diff: auto (the default) when stdout is a terminal and NO_COLOR is not set")
     p.add_argument("--format", choices=("text", "github"), default="text",
                    help="with --check: text prints file:line: message; github prints GitHub Actions "
                         "::warning annotations, which show on the pull request's lines")

@@ -1,5 +1,5 @@
-"""What a run prints beyond the stages' own lines: the ``--check`` lines in each ``--format``,
-and the summary line of a run that writes.
+"""What a run prints: the diff (coloured on a terminal), the ``--check`` lines in each
+``--format``, and the summary line of a run that writes.
 
 Only presentation lives here; ``emit`` decides what is printed when.
 """
@@ -10,6 +10,33 @@ import os
 from pathlib import Path
 
 from .rules.verdict_already_decoupled import ID as ALREADY_DECOUPLED
+
+RESET = "\033[0m"
+# The colours git uses for the same parts of a diff, so a decouple diff reads like any other.
+DIFF_COLOURS = (("+++", "\033[1m"), ("---", "\033[1m"), ("diff --git", "\033[1m"), ("new file mode", "\033[1m"),
+                ("@@", "\033[36m"), ("+", "\033[32m"), ("-", "\033[31m"))
+
+
+def use_colour(choice: str, stream, environ=os.environ) -> bool:
+    """``--color``: ``always`` and ``never`` as said; ``auto`` only on a terminal, and not when
+    NO_COLOR is set to anything non-empty (https://no-color.org)."""
+    if choice != "auto":
+        return choice == "always"
+    if environ.get("NO_COLOR"):
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def colour_diff(diff: str) -> str:
+    """The diff with ANSI colours; each line's escape is closed before its newline, so a pager
+    or a terminal that cuts lines never carries a colour onto the next one."""
+    out = []
+    for line in diff.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        colour = next((c for prefix, c in DIFF_COLOURS if body.startswith(prefix)), None)
+        out.append(f"{colour}{body}{RESET}{line[len(body):]}" if colour and body else line)
+    return "".join(out)
 
 
 def check_line(fmt: str, root: Path, file: str, line: int, message: str) -> str:

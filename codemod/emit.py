@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from . import report
-from .console import check_line, display_path, summary
+from .console import check_line, colour_diff, display_path, summary
 from .errors import EXIT_CHANGES, EXIT_OK, EXIT_UNSAFE, UsageError
 from .fileio import atomic_write, staged_directory
 from .model import Result
@@ -34,14 +34,14 @@ def emit(root: Path, options: Options, result: Result) -> int:
         for file, line, message in result.check_lines:
             print(check_line(options.check_format, root, file, line, message))
         if options.diff:
-            sys.stdout.write(result.diff)
+            print_diff(options, result.diff)
         if result.unsafe:
             return EXIT_UNSAFE
         return EXIT_CHANGES if result.changes else EXIT_OK
     for line in result.summary:
         print(line, file=sys.stderr)
     if options.diff:
-        sys.stdout.write(result.diff)
+        print_diff(options, result.diff)
         return EXIT_UNSAFE if result.unsafe else EXIT_OK
     written = []
     if options.write:
@@ -53,6 +53,10 @@ def emit(root: Path, options: Options, result: Result) -> int:
     else:
         print(summary(written, classes, bool(result.files)))
     return EXIT_UNSAFE if result.unsafe else EXIT_OK
+
+
+def print_diff(options: Options, diff: str) -> None:
+    sys.stdout.write(colour_diff(diff) if options.colour else diff)
 
 
 def write_output_folder(out: Path, result: Result) -> list[str]:

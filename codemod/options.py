@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .console import use_colour
 from .discover import DEFAULT_CLASSES
 from .errors import UsageError
 
@@ -29,6 +31,7 @@ class Options:
     no_cache: bool = False
     max_copied_share: float = 0.5  # DC504: decline above this share of the parent's method lines
     plain_gain: bool = False  # DC505: decouple even when only plain assignments would be skipped
+    colour: bool = False  # colour the diff (--color, resolved against the terminal and NO_COLOR)
     check_format: str = "text"  # how --check prints its findings: text or github
 
     @classmethod
@@ -53,7 +56,7 @@ class Options:
             report_to_stdout=to_stdout, diff=args.diff, check=args.check, write=args.write, force=args.force,
             analyse_only=args.analyse_only, emit_tests=args.emit_tests, all_uses=args.all_uses,
             no_cache=args.no_cache, max_copied_share=args.max_copied_share, plain_gain=args.plain_gain,
-            check_format=args.format,
+            colour=use_colour(args.color, sys.stdout), check_format=args.format,
         )
 
     def cache_key(self) -> list:

@@ -1,12 +1,17 @@
-"""What the command line prints, and where: the summary line, --output -, --check once, --format."""
+"""What the command line prints, and where: the summary line, --output -, --check once, --format, --color."""
 
 import json
+import os
+import pty
+import subprocess
+import sys
 
 from conftest import FIXTURES, copy_tree, run_cli, tree_hashes
 
 from codemod.console import check_line
 
 CASE = FIXTURES / "rewrite" / "inline_init" / "input"
+GREEN, RED, CYAN = "\033[32m", "\033[31m", "\033[36m"
 
 
 def test_main_run_prints_one_summary_line(tmp_path):
@@ -75,3 +80,40 @@ def test_github_annotation_escapes_what_would_end_a_value(tmp_path, monkeypatch)
     monkeypatch.chdir(tmp_path)
     line = check_line("github", tmp_path, "a,b:c.py", 3, "50% done\nnext")
     assert line == "::warning file=a%2Cb%3Ac.py,line=3::50%25 done%0Anext"
+
+
+def colour_run(*args, env=None):
+    """stdout of a run whose stdout is a terminal (a pseudo-terminal)."""
+    leader, follower = pty.openpty()
+    full_env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    full_env.update(env or {})
+    proc = subprocess.Popen([sys.executable, "-m", "codemod", *map(str, args)], stdout=follower,
+                            stderr=subprocess.DEVNULL, env=full_env)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the other end closed (EIO on Linux)
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    assert proc.wait() == 0
+    return b"".join(chunks).decode()
+
+
+def test_diff_colour_always_never_and_no_color():
+    code, out, _ = run_cli(CASE, "--class", "Child", "--diff", "--color", "always")
+    assert code == 0
+    lines = out.splitlines()
+    assert f"{RED}-from .parent import Parent\033[0m" in lines and f"{GREEN}+from pkg.base import Base\033[0m" in lines
+    assert any(line.startswith(f"{CYAN}@@ ") for line in lines)
+    plain = run_cli(CASE, "--class", "Child", "--diff", "--color", "never")[1]
+    assert "\033[" not in plain and plain == run_cli(CASE, "--class", "Child", "--diff")[1]  # auto, not a terminal
+    # Colour even wins over NO_COLOR when asked for by name; auto on a terminal colours unless NO_COLOR is set.
+    assert GREEN in run_cli(CASE, "--class", "Child", "--diff", "--color", "always", env={"NO_COLOR": "1"})[1]
+    assert GREEN in colour_run(CASE, "--class", "Child", "--diff")
+    assert "\033[" not in colour_run(CASE, "--class", "Child", "--diff", env={"NO_COLOR": "1"})
+    assert GREEN in colour_run(CASE, "--class", "Child", "--diff", env={"NO_COLOR": ""})
