@@ -25,6 +25,16 @@ only those, reparent the class onto the parent's own base, and fix the imports.
 With no ROOT, runs on {DEFAULT_PACKAGE} {DEFAULT_VERSION} from PyPI (downloaded once, cached),
 and with no --class/--parent on {', '.join(DEFAULT_CLASSES)}.
 
+ROOT's pyproject.toml may hold the defaults, so that CI can run `decouple ROOT --check` alone:
+  [tool.decouple]
+  classes = ["Name", "package.module:Name"]   # --class
+  parent = "Name"                             # --parent
+  base = "Name"                               # --base
+  max-copied-share = 0.5                      # --max-copied-share
+  plain-gain = false                          # --plain-gain
+The command line wins: --class or --parent replaces both classes and parent, any other option
+its own key.
+
 `decouple verify --output DIR` then runs SGLang's attention kit on the original and the
 patched sources on a CUDA GPU (see `decouple verify --help`).
 """
@@ -63,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true",
                    help="do not reuse or store results in the user cache directory (a warm --check reuses the last "
                         "run's result while no file that the run read, and no file mentioning the names it looked for, changed)")
-    p.add_argument("--max-copied-share", type=float, default=0.5, metavar="SHARE",
+    p.add_argument("--max-copied-share", type=float, metavar="SHARE",
                    help="decline when the parent's methods the class needs copied exceed this share of the parent's "
                         "method lines (default 0.5; rule DC504)")
     p.add_argument("--plain-gain", action="store_true",

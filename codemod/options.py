@@ -6,6 +6,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import config
 from .console import use_colour
 from .discover import DEFAULT_CLASSES
 from .errors import UsageError
@@ -36,26 +37,36 @@ class Options:
 
     @classmethod
     def from_args(cls, args) -> "Options":
-        """From the parsed command line; a combination that makes no sense is a usage error."""
+        """From the parsed command line over ROOT's ``[tool.decouple]``; a combination that
+        makes no sense is a usage error."""
         if args.force and not args.write:
             raise UsageError("--force only applies to --write")
         if args.write and (args.diff or args.check):
             raise UsageError("--write cannot be combined with --diff or --check")
         if args.format != "text" and not args.check:
             raise UsageError(f"--format {args.format} only applies to --check")
-        if not 0 <= args.max_copied_share <= 1:
-            raise UsageError(f"--max-copied-share takes a number from 0 to 1, got {args.max_copied_share}")
         to_stdout = args.output == STDOUT
         if to_stdout and (args.diff or args.check):
             raise UsageError("--output - prints report.json on stdout, where --diff and --check print; give a folder")
-        classes = tuple(args.classes) if (args.classes or args.parent) else DEFAULT_CLASSES
+        file = config.load(args.root)
+        # The selection is one thing: --class or --parent on the command line replaces the file's
+        # classes and parent together, so that --parent alone still means "every subclass".
+        if args.classes or args.parent:
+            classes, parent = tuple(args.classes), args.parent
+        else:
+            classes, parent = tuple(file.get("classes", ())), file.get("parent")
+        if not classes and not parent:
+            classes = DEFAULT_CLASSES
+        share = args.max_copied_share if args.max_copied_share is not None else file.get("max-copied-share", 0.5)
+        if not 0 <= share <= 1:
+            raise UsageError(f"--max-copied-share takes a number from 0 to 1, got {share}")
         quiet = args.check or args.diff or args.write or to_stdout
         output = Path(args.output) if args.output and not to_stdout else (None if quiet else Path("output"))
         return cls(
-            root=args.root, classes=classes, parent=args.parent, base=args.base, output=output,
+            root=args.root, classes=classes, parent=parent, base=args.base or file.get("base"), output=output,
             report_to_stdout=to_stdout, diff=args.diff, check=args.check, write=args.write, force=args.force,
             analyse_only=args.analyse_only, emit_tests=args.emit_tests, all_uses=args.all_uses,
-            no_cache=args.no_cache, max_copied_share=args.max_copied_share, plain_gain=args.plain_gain,
+            no_cache=args.no_cache, max_copied_share=float(share), plain_gain=args.plain_gain or file.get("plain-gain", False),
             colour=use_colour(args.color, sys.stdout), check_format=args.format,
         )
 
