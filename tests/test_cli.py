@@ -161,3 +161,19 @@ def test_misspelled_names_suggest_the_closest(tmp_path):
     # Nothing close: no suggestion at all.
     code, _, err = run_cli(CASE, "--class", "Zebra", "--check")
     assert code == 2 and err == f"decouple: error: class Zebra not found under {CASE}\n"
+
+
+def test_readme_synopsis_lists_every_option_as_optional():
+    import re
+
+    from conftest import REPO
+
+    from codemod.cli import build_parser
+
+    readme = (REPO / "README.md").read_text()
+    synopsis = readme.split("## Usage", 1)[1].split("```", 2)[1]
+    options = {o for a in build_parser()._actions for o in a.option_strings if o.startswith("--") and o != "--help"}
+    assert options == set(re.findall(r"--[a-z][a-z-]*", synopsis))
+    # Everything after ROOT is optional: each option stands inside brackets.
+    outside = re.sub(r"\[[^\[\]]*\]", "", re.sub(r"\[[^\[\]]*\]", "", synopsis))
+    assert not re.findall(r"--(?!version)[a-z-]+", outside), outside
