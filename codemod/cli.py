@@ -50,18 +50,22 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a source tree: a git checkout (packages under python/ or src/), an unpacked wheel, or site-packages. "
                         f"Default: {DEFAULT_PACKAGE}=={DEFAULT_VERSION} from PyPI")
     p.add_argument("--class", dest="classes", action="append", metavar="NAME", default=[],
-                   help="class to decouple: Name or package.module:Name (repeatable)")
+                   help="class to decouple: Name or package.module:Name (repeatable); a name not found is an error "
+                        "that suggests the closest class names of the tree")
     p.add_argument("--parent", metavar="NAME",
-                   help="the parent to decouple from; without --class, selects every subclass of it in the tree")
+                   help="the parent to decouple from, a direct base of each --class (if not: exit 2); without --class, "
+                        "selects every subclass of it in the tree")
     p.add_argument("--base", metavar="NAME", help="the new base (default: the parent's first base, or object)")
     p.add_argument("--output", "-o", metavar="DIR",
-                   help="where report.json, report.md, patch.diff and files/ go (default: output/); "
-                        "'-' prints report.json on stdout and writes nothing else")
+                   help="where report.json, report.md, patch.diff and files/ go (default: output/; the run ends with "
+                        "a line on stdout saying what it wrote); '-' prints report.json on stdout and writes nothing else")
     p.add_argument("--diff", action="store_true", help="print the unified diff and write nothing (with --check: also the diff)")
     p.add_argument("--check", action="store_true",
-                   help="write nothing; print what would change and why, one line each; exit 1 if a selected class "
-                        "still needs the refactor, 0 if not (for CI)")
-    p.add_argument("--write", action="store_true", help="apply the patch in place under ROOT, each file atomically")
+                   help="write nothing; print what would change and why, one line each on stdout (the other classes' "
+                        "verdicts go to stderr); exit 1 if a selected class still needs the refactor, 0 if not (for CI)")
+    p.add_argument("--write", action="store_true",
+                   help="apply the patch in place under ROOT, each file atomically; refuses a file it would write that "
+                        "has uncommitted git changes (see --force); with nothing left to decouple, writes nothing")
     p.add_argument("--force", action="store_true", help="with --write: also overwrite files with uncommitted git changes")
     p.add_argument("--analyse-only", action="store_true", help="write the report only, no patch")
     p.add_argument("--emit-tests", action="store_true",

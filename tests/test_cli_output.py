@@ -44,6 +44,7 @@ def test_output_dash_prints_the_report_and_writes_nothing(tmp_path):
     assert [c["decision"] for c in report["classes"]] == ["decouple"]
     assert tree_hashes(tmp_path) == before
     assert not (tmp_path / "-").exists() and not (tmp_path / "output").exists()
+    assert "'-' prints report.json on" in " ".join(run_cli("--help")[1].split())
 
 
 def test_output_dash_with_check_or_diff_is_a_usage_error(tmp_path):
