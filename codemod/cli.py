@@ -1,4 +1,4 @@
-"""Command line: ``decouple [ROOT] --class NAME ... --output DIR``.
+"""Command line: ``decouple [ROOT] [--class NAME ...] [--output DIR]``.
 
 Exit codes follow ruff and black: 0 done (or nothing to change), 1 ``--check``
 found classes that still need the refactor, 2 bad usage or input (one line on
@@ -25,6 +25,16 @@ only those, reparent the class onto the parent's own base, and fix the imports.
 With no ROOT, runs on {DEFAULT_PACKAGE} {DEFAULT_VERSION} from PyPI (downloaded once, cached),
 and with no --class/--parent on {', '.join(DEFAULT_CLASSES)}.
 
+ROOT's pyproject.toml may hold the defaults, so that CI can run `decouple ROOT --check` alone:
+  [tool.decouple]
+  classes = ["Name", "package.module:Name"]   # --class
+  parent = "Name"                             # --parent
+  base = "Name"                               # --base
+  max-copied-share = 0.5                      # --max-copied-share
+  plain-gain = false                          # --plain-gain
+The command line wins: --class or --parent replaces both classes and parent, any other option
+its own key.
+
 `decouple verify --output DIR` then runs SGLang's attention kit on the original and the
 patched sources on a CUDA GPU (see `decouple verify --help`).
 """
@@ -40,16 +50,22 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a source tree: a git checkout (packages under python/ or src/), an unpacked wheel, or site-packages. "
                         f"Default: {DEFAULT_PACKAGE}=={DEFAULT_VERSION} from PyPI")
     p.add_argument("--class", dest="classes", action="append", metavar="NAME", default=[],
-                   help="class to decouple: Name or package.module:Name (repeatable)")
+                   help="class to decouple: Name or package.module:Name (repeatable); a name not found is an error "
+                        "that suggests the closest class names of the tree")
     p.add_argument("--parent", metavar="NAME",
-                   help="the parent to decouple from; without --class, selects every subclass of it in the tree")
+                   help="the parent to decouple from, a direct base of each --class (if not: exit 2); without --class, "
+                        "selects every subclass of it in the tree")
     p.add_argument("--base", metavar="NAME", help="the new base (default: the parent's first base, or object)")
-    p.add_argument("--output", "-o", metavar="DIR", help="where report.json, report.md, patch.diff and files/ go (default: output/)")
+    p.add_argument("--output", "-o", metavar="DIR",
+                   help="where report.json, report.md, patch.diff and files/ go (default: output/; the run ends with "
+                        "a line on stdout saying what it wrote); '-' prints report.json on stdout and writes nothing else")
     p.add_argument("--diff", action="store_true", help="print the unified diff and write nothing (with --check: also the diff)")
     p.add_argument("--check", action="store_true",
-                   help="write nothing; print what would change and why, one line each; exit 1 if a selected class "
-                        "still needs the refactor, 0 if not (for CI)")
-    p.add_argument("--write", action="store_true", help="apply the patch in place under ROOT, each file atomically")
+                   help="write nothing; print what would change and why, one line each on stdout (the other classes' "
+                        "verdicts go to stderr); exit 1 if a selected class still needs the refactor, 0 if not (for CI)")
+    p.add_argument("--write", action="store_true",
+                   help="apply the patch in place under ROOT, each file atomically; refuses a file it would write that "
+                        "has uncommitted git changes (see --force); with nothing left to decouple, writes nothing")
     p.add_argument("--force", action="store_true", help="with --write: also overwrite files with uncommitted git changes")
     p.add_argument("--analyse-only", action="store_true", help="write the report only, no patch")
     p.add_argument("--emit-tests", action="store_true",
@@ -61,12 +77,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true",
                    help="do not reuse or store results in the user cache directory (a warm --check reuses the last "
                         "run's result while no file that the run read, and no file mentioning the names it looked for, changed)")
-    p.add_argument("--max-copied-share", type=float, default=0.5, metavar="SHARE",
+    p.add_argument("--max-copied-share", type=float, metavar="SHARE",
                    help="decline when the parent's methods the class needs copied exceed this share of the parent's "
                         "method lines (default 0.5; rule DC504)")
     p.add_argument("--plain-gain", action="store_true",
                    help="decouple even when the parent's __init__ work the class would skip is only plain assignments "
                         "(by default that declines: rule DC505)")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour the diff: auto (the default) when stdout is a terminal and NO_COLOR is not set")
+    p.add_argument("--format", choices=("text", "github"), default="text",
+                   help="with --check: text prints file:line: message; github prints GitHub Actions "
+                        "::warning annotations, which show on the pull request's lines")
     p.add_argument("--version", action="version", version=f"decouple {__version__}")
     return p
 

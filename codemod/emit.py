@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from . import report
+from .console import check_line, colour_diff, display_path, summary
 from .errors import EXIT_CHANGES, EXIT_OK, EXIT_UNSAFE, UsageError
 from .fileio import atomic_write, staged_directory
 from .model import Result
@@ -24,36 +25,58 @@ from .options import Options
 
 def emit(root: Path, options: Options, result: Result) -> int:
     """Emit ``result`` as ``options`` says; the exit code."""
-    for line in result.summary:
-        print(line, file=sys.stderr)
+    classes = result.report["classes"]
     if options.check:
-        for line in result.check_lines:
-            print(line)
+        # Each finding is said once: a class with a line on stdout gets none on stderr.
+        for line, c in zip(result.summary, classes):
+            if c["decision"] != "decouple":
+                print(line, file=sys.stderr)
+        for file, line, message in result.check_lines:
+            print(check_line(options.check_format, root, file, line, message))
         if options.diff:
-            sys.stdout.write(result.diff)
+            print_diff(options, result.diff)
         if result.unsafe:
             return EXIT_UNSAFE
         return EXIT_CHANGES if result.changes else EXIT_OK
+    for line in result.summary:
+        print(line, file=sys.stderr)
     if options.diff:
-        sys.stdout.write(result.diff)
+        print_diff(options, result.diff)
         return EXIT_UNSAFE if result.unsafe else EXIT_OK
+    written = []
     if options.write:
-        write_in_place(root, options, result)
-    out = options.output
-    if out is not None:
-        try:
-            clear_outputs(out)
-            if result.files:
-                write_outputs(out, result.files, result.diff)
-            report.write(out, result.report)
-        except OSError as exc:
-            raise UsageError(f"cannot write to {out}: {exc.strerror or exc}") from None
+        written += [display_path(root / rel) for rel in write_in_place(root, options, result)]
+    if options.output is not None:
+        written += write_output_folder(options.output, result)
+    if options.report_to_stdout:
+        sys.stdout.write(report.json_text(result.report))
+    else:
+        print(summary(written, classes, bool(result.files)))
     return EXIT_UNSAFE if result.unsafe else EXIT_OK
 
 
-def write_in_place(root: Path, options: Options, result: Result) -> None:
-    """``--write``: replace each patched file under ROOT atomically (new files created)."""
-    dirty = git_dirty(root, [f.rel for f in result.files])
+def print_diff(options: Options, diff: str) -> None:
+    sys.stdout.write(colour_diff(diff) if options.colour else diff)
+
+
+def write_output_folder(out: Path, result: Result) -> list[str]:
+    """The report, and the patch when there is one; what was written, as the summary names it."""
+    try:
+        clear_outputs(out)
+        if result.files:
+            write_outputs(out, result.files, result.diff)
+        report.write(out, result.report)
+    except OSError as exc:
+        raise UsageError(f"cannot write to {out}: {exc.strerror or exc}") from None
+    patch = [str(out / "patch.diff")] if result.files else []
+    return patch + [str(out / "report.md"), str(out / "report.json")] + ([str(out / "files") + "/"] if result.files else [])
+
+
+def write_in_place(root: Path, options: Options, result: Result) -> list[str]:
+    """``--write``: replace each patched file under ROOT atomically (new files created); the
+    files written."""
+    rels = [f.rel for f in result.files]
+    dirty = git_dirty(root, rels)
     if dirty and not options.force:
         raise UsageError(f"uncommitted changes in {', '.join(dirty)}; commit them or pass --force")
     # Only the kill test sets this: it widens the window between two files' replacements.
@@ -65,6 +88,7 @@ def write_in_place(root: Path, options: Options, result: Result) -> None:
         if f.before is None:
             path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, f.after.encode(f.encoding), mode=path.stat().st_mode & 0o7777 if path.exists() else 0o644)
+    return rels
 
 
 def unified_diff(rel: str, before: str | None, after: str) -> str:
@@ -83,6 +107,8 @@ def unified_diff(rel: str, before: str | None, after: str) -> str:
 
 def git_dirty(root: Path, rels: list[str]) -> list[str]:
     """Files among ``rels`` with uncommitted changes, when ROOT is inside a git work tree."""
+    if not rels:  # git status with no path would report the whole work tree
+        return []
     try:
         top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
     except OSError:

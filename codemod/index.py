@@ -8,6 +8,7 @@ find candidate files with a text prefilter first.
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -306,20 +307,32 @@ class Index:
             modname, _, clsname = spec.partition(":")
             mod = self.module_by_name(modname)
             if mod is None:
-                raise UsageError(f"module {modname} not found under {self.tree.root}")
+                raise UsageError(f"module {modname} not found under {self.tree.root}{did_you_mean(modname, self.tree.modules)}")
             cls = mod.classes.get(clsname) or self.resolve_class(f"{modname}.{clsname}")
             if cls is None:
-                raise UsageError(f"class {clsname} not found in module {modname}")
+                raise UsageError(f"class {clsname} not found in module {modname}{did_you_mean(clsname, mod.classes)}")
             return cls
         if not re.fullmatch(r"[A-Za-z_]\w*", spec):
             raise UsageError(f"--class/--parent takes Name or package.module:Name, got {spec!r}")
         found = self.find_class_by_name(spec)
         if not found:
-            raise UsageError(f"class {spec} not found under {self.tree.root}")
+            raise UsageError(f"class {spec} not found under {self.tree.root}{did_you_mean(spec, self.class_names())}")
         if len(found) > 1:
             names = ", ".join(c.cli_name for c in found)
             raise UsageError(f"class name {spec} is ambiguous; use one of: {names}")
         return found[0]
+
+    def class_names(self) -> set[str]:
+        """Every name a class statement of the tree defines, by a grep (no parse): only a
+        misspelled name asks for them, so they are never indexed."""
+        names: set[str] = set()
+
+        def collect(text: str) -> bool:
+            names.update(CLASS_STATEMENT.findall(text))
+            return False
+
+        self.tree.grep(collect, words=("class",))
+        return names
 
     def subclasses(self, parent: ClassInfo) -> list[ClassInfo]:
         """Direct subclasses of a class anywhere in the tree (text prefilter on its name)."""
@@ -364,6 +377,17 @@ class Index:
                     out.append(c.qualname)
                 stack.extend(c.bases)
         return out
+
+
+CLASS_STATEMENT = re.compile(r"^[ \t]*class[ \t]+([A-Za-z_]\w*)", re.M)
+
+
+def did_you_mean(name: str, known) -> str:
+    """``; did you mean X?`` for the closest of ``known`` to a name not found, or nothing."""
+    # 0.8 rather than difflib's 0.6: in a tree of thousands of "...Backend" classes a looser
+    # cutoff suggests siblings that merely share the suffix.
+    close = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.8)
+    return f"; did you mean {' or '.join(close)}?" if close else ""
 
 
 def _assign_targets(node: ast.AST) -> list[ast.AST]:

@@ -266,7 +266,7 @@ class Result:
     files: list[Emitted]
     diff: str
     summary: list[str]  # "Class: decision: reason", for stderr
-    check_lines: list[str]  # "file:line: Class would be decoupled from Parent: why"
+    check_lines: list[tuple[str, int, str]]  # (file, line, "Class would be decoupled from Parent: why")
     unsafe: bool
     changes: bool
 

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import config
+from .console import use_colour
 from .discover import DEFAULT_CLASSES
 from .errors import UsageError
+
+STDOUT = "-"  # --output -: report.json on stdout, nothing written
 
 
 @dataclass(frozen=True)
@@ -16,6 +21,7 @@ class Options:
     parent: str | None = None
     base: str | None = None
     output: Path | None = None  # None: write no output folder
+    report_to_stdout: bool = False  # --output -
     diff: bool = False
     check: bool = False
     write: bool = False
@@ -26,24 +32,42 @@ class Options:
     no_cache: bool = False
     max_copied_share: float = 0.5  # DC504: decline above this share of the parent's method lines
     plain_gain: bool = False  # DC505: decouple even when only plain assignments would be skipped
+    colour: bool = False  # colour the diff (--color, resolved against the terminal and NO_COLOR)
+    check_format: str = "text"  # how --check prints its findings: text or github
 
     @classmethod
     def from_args(cls, args) -> "Options":
-        """From the parsed command line; a combination that makes no sense is a usage error."""
+        """From the parsed command line over ROOT's ``[tool.decouple]``; a combination that
+        makes no sense is a usage error."""
         if args.force and not args.write:
             raise UsageError("--force only applies to --write")
         if args.write and (args.diff or args.check):
             raise UsageError("--write cannot be combined with --diff or --check")
-        if not 0 <= args.max_copied_share <= 1:
-            raise UsageError(f"--max-copied-share takes a number from 0 to 1, got {args.max_copied_share}")
-        classes = tuple(args.classes) if (args.classes or args.parent) else DEFAULT_CLASSES
-        quiet = args.check or args.diff or args.write
-        output = Path(args.output) if args.output else (None if quiet else Path("output"))
+        if args.format != "text" and not args.check:
+            raise UsageError(f"--format {args.format} only applies to --check")
+        to_stdout = args.output == STDOUT
+        if to_stdout and (args.diff or args.check):
+            raise UsageError("--output - prints report.json on stdout, where --diff and --check print; give a folder")
+        file = config.load(args.root)
+        # The selection is one thing: --class or --parent on the command line replaces the file's
+        # classes and parent together, so that --parent alone still means "every subclass".
+        if args.classes or args.parent:
+            classes, parent = tuple(args.classes), args.parent
+        else:
+            classes, parent = tuple(file.get("classes", ())), file.get("parent")
+        if not classes and not parent:
+            classes = DEFAULT_CLASSES
+        share = args.max_copied_share if args.max_copied_share is not None else file.get("max-copied-share", 0.5)
+        if not 0 <= share <= 1:
+            raise UsageError(f"--max-copied-share takes a number from 0 to 1, got {share}")
+        quiet = args.check or args.diff or args.write or to_stdout
+        output = Path(args.output) if args.output and not to_stdout else (None if quiet else Path("output"))
         return cls(
-            root=args.root, classes=classes, parent=args.parent, base=args.base, output=output,
-            diff=args.diff, check=args.check, write=args.write, force=args.force,
+            root=args.root, classes=classes, parent=parent, base=args.base or file.get("base"), output=output,
+            report_to_stdout=to_stdout, diff=args.diff, check=args.check, write=args.write, force=args.force,
             analyse_only=args.analyse_only, emit_tests=args.emit_tests, all_uses=args.all_uses,
-            no_cache=args.no_cache, max_copied_share=args.max_copied_share, plain_gain=args.plain_gain,
+            no_cache=args.no_cache, max_copied_share=float(share), plain_gain=args.plain_gain or file.get("plain-gain", False),
+            colour=use_colour(args.color, sys.stdout), check_format=args.format,
         )
 
     def cache_key(self) -> list:

@@ -18,6 +18,7 @@ from .errors import UnsafeError, UsageError
 from .index import ClassInfo, Index
 from .model import ClassAnalysis, Decision, Emitted, ModulePatch, Refusal, Result
 from .options import Options
+from .rules.verdict_already_decoupled import former_parent
 
 # The stages from analyse to check are imported where they run: a warm run (a cached result)
 # needs none of them, and their imports (libcst, pyflakes) cost more than the rest of such a run.
@@ -28,7 +29,7 @@ def select(index: Index, classes: tuple[str, ...], parent_spec: str | None) -> l
     parent = index.lookup(parent_spec) if parent_spec else None
     out: list[tuple[ClassInfo, ClassInfo | None]] = []
     if classes:
-        out = [(index.lookup(spec), parent) for spec in classes]
+        out = [(cls, given_parent(index, cls, parent)) for cls in map(index.lookup, classes)]
     else:
         subs = index.subclasses(parent)
         if not subs:
@@ -40,6 +41,22 @@ def select(index: Index, classes: tuple[str, ...], parent_spec: str | None) -> l
             seen.add(cls.qualname)
             uniq.append((cls, p))
     return uniq
+
+
+def given_parent(index: Index, cls: ClassInfo, parent: ClassInfo | None) -> ClassInfo | None:
+    """The parent to analyse ``cls`` against when ``--parent`` names it (None: its own first base).
+
+    A parent that ``cls`` does not inherit is bad input, not a class to judge: nothing the run
+    could say about it answers what was asked. The tool's own output is the exception: a class
+    it decoupled from that parent is judged "already decoupled", so a check after ``--write``
+    passes."""
+    if parent is None or any(index._same_class(b, parent) for b in cls.bases):
+        return parent
+    if former_parent(cls) == parent.name:
+        return None
+    bases = ", ".join(b.rsplit(".", 1)[-1] for b in cls.bases) or "object"
+    raise UsageError(f"{cls.name} does not inherit {parent.name} (its bases: {bases}); "
+                     f"--parent names a direct base of each --class")
 
 
 class Progress:
@@ -164,7 +181,7 @@ def compute(tree: Tree, options: Options) -> Result:
         files=[Emitted(p.rel, p.before, p.after, p.encoding) for p in patches],
         diff="".join(unified_diff(p.rel, p.before, p.after) for p in patches),
         summary=[f"{a.cls.name}: {v.decision}: {v.reason}" for a, v in pairs],
-        check_lines=[f"{a.cls.file}:{a.cls.line}: {a.cls.name} would be decoupled from {a.parent.name}: {v.reason}"
+        check_lines=[(a.cls.file, a.cls.line, f"{a.cls.name} would be decoupled from {a.parent.name}: {v.reason}")
                      for a, v in pairs if v.decision == Decision.DECOUPLE],
         unsafe=unsafe,
         changes=any(v.decision == Decision.DECOUPLE for v in verdicts),

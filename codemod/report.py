@@ -221,7 +221,11 @@ def _md(s: str) -> str:
     return s.replace("|", "\\|")
 
 
+def json_text(rep: dict) -> str:
+    return json.dumps(rep, indent=2) + "\n"
+
+
 def write(out_dir: Path, rep: dict) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(out_dir / "report.json", (json.dumps(rep, indent=2) + "\n").encode())
+    atomic_write(out_dir / "report.json", json_text(rep).encode())
     atomic_write(out_dir / "report.md", render_md(rep).encode())

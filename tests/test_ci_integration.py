@@ -44,3 +44,4 @@ def test_github_actions_example_runs_a_check(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "codemod", *args, "--class", "Child"], cwd=tree, capture_output=True, text=True)
     assert proc.returncode == 1
     assert "diff --git a/pkg/child.py b/pkg/child.py" in proc.stdout
+    assert proc.stdout.startswith("::warning file=pkg/child.py,line=4::Child would be decoupled from Parent")

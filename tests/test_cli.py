@@ -7,6 +7,14 @@ from conftest import FIXTURES, copy_tree, run_cli, tree_hashes
 CASE = FIXTURES / "rewrite" / "inline_init" / "input"
 
 
+def git_repo(tree):
+    """``tree`` as a git work tree with everything committed."""
+    subprocess.run(["git", "init", "-q"], cwd=tree, check=True)
+    subprocess.run(["git", "add", "."], cwd=tree, check=True)
+    subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "x"], cwd=tree, check=True)
+    return tree
+
+
 def test_root_that_is_not_a_directory(tmp_path):
     f = tmp_path / "file.py"
     f.write_text("x = 1\n")
@@ -51,10 +59,7 @@ def test_check_and_diff_write_nothing(tmp_path):
 
 
 def test_write_refuses_dirty_git_files_unless_forced(tmp_path):
-    tree = copy_tree(CASE, tmp_path / "tree")
-    subprocess.run(["git", "init", "-q"], cwd=tree, check=True)
-    subprocess.run(["git", "add", "."], cwd=tree, check=True)
-    subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "x"], cwd=tree, check=True)
+    tree = git_repo(copy_tree(CASE, tmp_path / "tree"))
     (tree / "pkg" / "child.py").write_text((tree / "pkg" / "child.py").read_text() + "# local edit\n")
     code, _, err = run_cli(tree, "--class", "Child", "--write")
     assert code == 2 and "uncommitted changes in pkg/child.py" in err
@@ -104,3 +109,71 @@ def test_emit_tests_adds_a_test_that_pins_the_result(tmp_path):
     (original / "tests" / test.name).write_text(test.read_text())
     bad = subprocess.run([sys.executable, "-m", "unittest", "-q", str(original / "tests" / test.name)], cwd=original, capture_output=True, text=True)
     assert bad.returncode != 0 and "test_bases" in bad.stderr
+
+
+def test_parent_the_class_does_not_inherit_is_exit_2(tmp_path):
+    tree = copy_tree(CASE, tmp_path / "tree")
+    before = tree_hashes(tree)
+    for mode in ([], ["--check"]):
+        code, out, err = run_cli(tree, "--class", "Child", "--parent", "Base", *mode, "--output", tmp_path / "o")
+        assert code == 2, err
+        assert err.strip() == "decouple: error: Child does not inherit Base (its bases: Parent); --parent names a direct base of each --class"
+        assert out == ""
+    assert tree_hashes(tree) == before and not (tmp_path / "o").exists()
+    code, out, _ = run_cli(tree, "--class", "Child", "--parent", "Parent", "--check")
+    assert code == 1 and out.startswith("pkg/child.py:4: Child would be decoupled from Parent")
+
+
+def test_second_write_is_a_clean_no_op(tmp_path):
+    tree = git_repo(copy_tree(CASE, tmp_path / "tree"))
+    code, out, err = run_cli(".", "--class", "Child", "--write", cwd=tree)
+    assert code == 0, err
+    assert out == "wrote pkg/child.py (1 class decoupled, 0 declined)\n"
+    written = tree_hashes(tree)
+    for parent in ([], ["--parent", "Parent"]):
+        code, out, err = run_cli(".", "--class", "Child", *parent, "--write", cwd=tree)
+        assert code == 0, err
+        assert "Child was already decoupled from Parent" in err and "uncommitted" not in err
+        assert out == "nothing to write (0 classes decoupled, 1 already decoupled, 0 declined)\n"
+        assert tree_hashes(tree) == written
+        # The check CI runs after the fix passes with --parent too: the tool's output is not "does not inherit".
+        code, _, err = run_cli(".", "--class", "Child", *parent, "--check", cwd=tree)
+        assert code == 0, err
+
+
+def test_version():
+    from codemod import __version__
+
+    code, out, err = run_cli("--version")
+    assert code == 0 and out == f"decouple {__version__}\n" and err == ""
+
+
+def test_misspelled_names_suggest_the_closest(tmp_path):
+    code, out, err = run_cli(CASE, "--class", "Chlid", "--check")
+    assert code == 2 and out == ""
+    assert err == f"decouple: error: class Chlid not found under {CASE}; did you mean Child?\n"
+    code, _, err = run_cli(CASE, "--class", "Child", "--parent", "Parnet", "--check")
+    assert code == 2 and err.endswith("class Parnet not found under " + str(CASE) + "; did you mean Parent?\n")
+    code, _, err = run_cli(CASE, "--class", "pkg.chidl:Child", "--check")
+    assert code == 2 and err.endswith("module pkg.chidl not found under " + str(CASE) + "; did you mean pkg.child?\n")
+    code, _, err = run_cli(CASE, "--class", "pkg.child:Chidl", "--check")
+    assert code == 2 and err.endswith("class Chidl not found in module pkg.child; did you mean Child?\n")
+    # Nothing close: no suggestion at all.
+    code, _, err = run_cli(CASE, "--class", "Zebra", "--check")
+    assert code == 2 and err == f"decouple: error: class Zebra not found under {CASE}\n"
+
+
+def test_readme_synopsis_lists_every_option_as_optional():
+    import re
+
+    from conftest import REPO
+
+    from codemod.cli import build_parser
+
+    readme = (REPO / "README.md").read_text()
+    synopsis = readme.split("## Usage", 1)[1].split("```", 2)[1]
+    options = {o for a in build_parser()._actions for o in a.option_strings if o.startswith("--") and o != "--help"}
+    assert options == set(re.findall(r"--[a-z][a-z-]*", synopsis))
+    # Everything after ROOT is optional: each option stands inside brackets.
+    outside = re.sub(r"\[[^\[\]]*\]", "", re.sub(r"\[[^\[\]]*\]", "", synopsis))
+    assert not re.findall(r"--(?!version)[a-z-]+", outside), outside

@@ -1,14 +1,17 @@
 """DC508 not-a-subclass: nothing to do when the class does not inherit the given parent.
 
 ## What it does
-With ``--parent P``, a class that does not have ``P`` among its bases is declined,
-naming what it inherits instead.
+With a parent ``P`` given, a class that does not have ``P`` among its bases is declined,
+naming what it inherits instead. The command line stops before this: ``--class C --parent P``
+where ``C`` does not inherit ``P`` is bad input, exit 2 (``pipeline.given_parent``), unless
+``C`` is this tool's output decoupled from ``P`` (DC507). The verdict is what a caller of the
+analysis itself gets.
 
 ## Why
 There is no inheritance to remove.
 
 ## Known problems
-Reported as a decline with exit 0, also under ``--check``.
+Only direct bases count: a grandchild of ``P`` is declined here, and is exit 2 on the command line.
 
 ## Fix safety
 Nothing is rewritten.

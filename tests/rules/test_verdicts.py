@@ -1,8 +1,12 @@
 """DC501-DC511: the verdict on a class, decided in one place, names the rule that decided it."""
 
 import pytest
-from ruletools import analyse, patch
+from ruletools import analyse, patch, write
 
+from codemod.analyse import Analyzer
+from codemod.discover import Tree
+from codemod.errors import UsageError
+from codemod.index import Index
 from codemod.model import Refusal
 from codemod.rules import verdict_check_failed, verdict_rewrite_refused
 from codemod.verdict import Limits, decide
@@ -60,8 +64,14 @@ def test_already_decoupled(tmp_path):
 
 def test_not_a_subclass(tmp_path):
     files = {**child("    pass\n", bases="(Other)", imports="from .other import Other\n"), "other.py": "class Other:\n    pass\n"}
-    a, v = analyse(tmp_path, files, parent="pkg.base:Parent")
+    write(tmp_path, files)
+    index = Index(Tree.open(tmp_path))
+    a = Analyzer(index).analyse(index.lookup("pkg.child:Child"), index.lookup("pkg.base:Parent"))
+    v = decide(a)
     assert v.rule == "DC508" and "does not inherit Parent" in v.reason
+    # The command line's selection stops before the analysis: an explicit parent not inherited is bad input.
+    with pytest.raises(UsageError, match="Child does not inherit Parent"):
+        analyse(tmp_path, files, parent="pkg.base:Parent")
 
 
 def test_unsafe(tmp_path):
