@@ -2,7 +2,8 @@
 
 discover (``discover``, ``word_index``) -> index (``index``) -> analyse (``analyse``, with the
 slice of the parent's ``__init__``: ``slice``) -> verdict (``verdict``) -> rewrite (``rewrite``)
--> check (``check``) -> verdict again, with any refusal as input -> report (``report``) ->
+-> check (``check``) -> verdict again, with any refusal as input -> risk (``risk``) -> report
+(``report``, ``report_md``) ->
 emit (``emit``). ``decouple verify`` (``gpu/``) runs later, on a GPU machine.
 """
 
@@ -176,8 +177,11 @@ def compute(tree: Tree, options: Options) -> Result:
     if patches and options.emit_tests:
         patches += regression_tests(tree, candidates, patches)
     pairs = list(zip(analyses, verdicts))
+    from .risk import assess
+
+    risks = {a.cls.name: assess(index, a, patches) for a, v in pairs if v.decision == Decision.DECOUPLE}
     return Result(
-        report=report.build(tree.root, pairs, patches),
+        report=report.build(tree.root, pairs, patches, risks),
         files=[Emitted(p.rel, p.before, p.after, p.encoding) for p in patches],
         diff="".join(unified_diff(p.rel, p.before, p.after) for p in patches),
         summary=[f"{a.cls.name}: {v.decision}: {v.reason}" for a, v in pairs],

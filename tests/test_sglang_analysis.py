@@ -98,4 +98,4 @@ def test_draft_backend(sglang_report):
     assert {"attn_backends", "speculative_num_steps", "kv_index_translator"} <= kept
     dropped = {d["member"] for d in c["dropped"]}
     assert {"generate_draft_decode_kv_indices", "common_template", "pool_len", "cuda_graph_kv_indices", "draft_window_size"} <= dropped
-    assert "## `TRTLLMHAAttnMultiStepDraftBackend`" in md
+    assert "### `TRTLLMHAAttnMultiStepDraftBackend`" in md

@@ -77,6 +77,41 @@ def test_patch_is_in_the_targets_black_style(patched):
     assert added and max(len(l) for l in added) <= 88
 
 
+def test_report_reads_as_the_pull_request(patched):
+    root, _, out = patched
+    md = (out / "report.md").read_text()
+    report = json.loads((out / "report.json").read_text())
+    heads = [l for l in md.splitlines() if l.startswith("## ")]
+    assert heads == ["## What", "## Why", "## Risk", "## How tested", "## Evidence"]
+    assert md.startswith("# Decouple TRTLLMHAAttnBackend, TRTLLMHAAttnMultiStepDraftBackend from their parents")
+    assert str(root) not in md and "/.cache/" not in md
+    risk = md[md.index("## Risk"):md.index("## How tested")]
+    # The environment writes no longer made, with the code that reads what they wrote.
+    assert "SGLANG_FLASHINFER_WORKSPACE_SIZE.set(2048 * 1024 * 1024)" in risk
+    assert "sglang/srt/layers/attention/trtllm_mha_backend.py:202" in risk
+    assert "Validations: all 3" in risk and "public name" in risk and "comments to review" in risk
+    [c] = [c for c in report["classes"] if c["name"] == "TRTLLMHAAttnBackend"]
+    assert {w["name"] for w in c["risk"]["global_writes"]} == {"SGLANG_FLASHINFER_WORKSPACE_SIZE"}
+    assert [m["why"].split(",")[0] for m in c["comments_to_review"]] == [
+        "names kv_indptr", "speaks of the parent or super()", "speaks of the parent or super()"]
+
+
+def test_gpu_numbers_fold_into_why_and_how_tested(patched):
+    from codemod.report_md import render_md
+
+    report = json.loads((patched[2] / "report.json").read_text())
+    verify = {"meta": {"device": "NVIDIA H200", "torch": "2.11.0+cu130"},
+              "tally": {"original": {"passed": 19}, "patched": {"passed": 19}},
+              "outputs_compared": 19, "outputs_bitwise_equal": 19,
+              "construction": {"TRTLLMHAAttnBackend": {"allocated_mib": [936.4, 520.1], "construction_time_ratio": 0.28,
+                                                       "original": {"flashinfer_objects": {"wrappers": 7}}, "flashinfer_objects_patched": 0}}}
+    md = render_md(report, verify)
+    why = md[md.index("## Why"):md.index("## Risk")]
+    assert "416.3 MiB less GPU memory at construction (936.4 MiB to 520.1 MiB)" in why and "0.28x the time" in why
+    tested = md[md.index("## How tested"):md.index("## Evidence")]
+    assert "19 of 19 outputs bitwise equal" in tested and "Not run on a GPU" not in tested
+
+
 def test_second_run_changes_nothing(patched):
     _, tree, _ = patched
     code, out, err = run_cli(tree, "--check", "--diff")

@@ -210,12 +210,11 @@ def run_verify(root: str | None, out_dir: Path, args) -> int:
     meta["patched_sglang_file"] = results["patched"].get("sglang_file")
     data = {"meta": meta, "overlaid": overlaid, **summary}
     (out_dir / "verify.json").write_text(json.dumps(data, indent=2, default=str) + "\n")
-    md = out_dir / "report.md"
-    text = md.read_text() if md.exists() else ""
-    marker = "## GPU verification"
-    if marker in text:
-        text = text[: text.index(marker)].rstrip() + "\n\n"
-    md.write_text(text + render(summary, meta))
+    # report.md again, from report.json, with the measurements folded into Why and How tested.
+    from ..report_md import render_md
+
+    rep = json.loads(report_path.read_text())
+    (out_dir / "report.md").write_text(render_md(rep, verify=data) + "\n" + render(summary, meta))
     log(f"verify: {'verified' if summary['ok'] else 'NOT verified'}; see {out_dir / 'verify.json'}")
     return 0 if summary["ok"] else 1
 

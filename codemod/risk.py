@@ -1,0 +1,100 @@
+"""What a reviewer must weigh before merging: the facts behind the report's Risk section.
+
+For each decoupled class, after the rewrite: the writes to the environment or to global
+state that no longer happen, with the places in the tree that read what they wrote; the
+parameters of the class's ``__init__`` that the patched code no longer reads, with the calls
+that still pass them; and the class attributes of the parent the class no longer has.
+Everything here is found by name (the word index, then the parsed modules), so it can list
+a reader that reads something else of the same name; it never decides anything.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from .model import ClassAnalysis, ModulePatch
+
+_LIMIT = 5  # places listed per item; the count says how many more there are
+_COMMON = {"environ", "setdefault", "putenv", "register", "update", "set", "self", "envs", "os"}
+
+
+def assess(index, a: ClassAnalysis, patches: list[ModulePatch]) -> dict:
+    after = next((p.after for p in patches if p.rel == a.cls.file), None)
+    return {
+        "global_writes": [_with_readers(index, a, s) for s in a.side_effects if s.rule in ("DC402", "DC403")],
+        "unused_parameters": _unused_parameters(index, a, after) if after is not None else [],
+        "class_attributes_gone": sorted(n for n, (m, _) in a.members.items() if m.kind == "class_attribute" and n not in a.kept),
+    }
+
+
+def written_name(code: str) -> str | None:
+    """The name a global write writes: an environment key or an upper-case setting."""
+    key = re.search(r"""environ(?:\.setdefault\(|\[)\s*['"](\w+)['"]""", code)
+    if key:
+        return key.group(1)
+    caps = [w for w in re.findall(r"[A-Za-z_]\w{3,}", code) if w.isupper() and w.lower() not in _COMMON]
+    return max(caps, key=len) if caps else None
+
+
+def _with_readers(index, a: ClassAnalysis, effect) -> dict:
+    out = {"file": effect.file, "line": effect.line, "code": effect.code, "why": effect.why, "rule": effect.rule}
+    name = written_name(effect.code)
+    if name is None:
+        return out
+    rx = re.compile(rf"\b{re.escape(name)}\b")
+    # The parent's own code stays as it is, for its other users: only the rest of the tree counts.
+    p = a.parent_init_owner or a.parent
+    p_lines = (p.node.lineno, p.node.end_lineno)
+    places = []
+    for rel in sorted(index.tree.grep(rx, words=(name,))):
+        text = index.tree.text(rel) or ""
+        for no, line in enumerate(text.splitlines(), 1):
+            if rx.search(line) and not line.lstrip().startswith("#") and not (rel == p.file and p_lines[0] <= no <= p_lines[1]):
+                places.append(f"{rel}:{no}")
+    out["name"] = name
+    out["other_uses"] = places[:_LIMIT]
+    out["other_uses_total"] = len(places)
+    return out
+
+
+def _unused_parameters(index, a: ClassAnalysis, after: str) -> list[dict]:
+    init = a.cls.methods.get("__init__")
+    if init is None:
+        return []
+    try:
+        tree = ast.parse(after)
+    except SyntaxError:
+        return []
+    new = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == a.cls.name), None)
+    new_init = next((n for n in new.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None) if new else None
+    if new_init is None:
+        return []
+
+    def params(fn):
+        args = fn.args
+        return [p.arg for p in args.posonlyargs + args.args + args.kwonlyargs][1:]
+
+    def used(fn):
+        return {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)}
+
+    before_used, after_used = used(init), used(new_init)
+    gone = [p for p in params(new_init) if p in before_used and p not in after_used]
+    return [{"parameter": p, "passed_by": _callers(index, a, p, params(init).index(p) if p in params(init) else None)} for p in gone]
+
+
+def _callers(index, a: ClassAnalysis, param: str, position: int | None) -> list[str]:
+    """The calls of the class in the tree that pass ``param`` (by keyword, or far enough by position)."""
+    name = a.cls.name
+    rx = re.compile(rf"\b{re.escape(name)}\s*\(")
+    out = []
+    for rel in sorted(index.tree.grep(rx, words=(name,))):
+        mod = index.module(rel)
+        if mod is None:
+            continue
+        for n in mod.nodes:
+            if not (isinstance(n, ast.Call) and (getattr(n.func, "id", None) == name or getattr(n.func, "attr", None) == name)):
+                continue
+            if any(k.arg == param for k in n.keywords) or (position is not None and len(n.args) > position):
+                out.append(f"{rel}:{n.lineno}")
+    return out[:_LIMIT]
