@@ -2,7 +2,8 @@
 # Build everything the GPU call carries, from a clean clone (needs PyPI here, not there):
 #   .gpu-bundle/  FlashInfer, SGLang and their import-time dependencies (the shared bundle maker)
 #   .whl/         this tool's own dependencies as Python 3.12 wheels for the GPU machine
-#                 (libcst, pyflakes, platformdirs) and datasets and multiprocess, which the
+#                 (libcst, pyflakes, platformdirs, black and its click, mypy_extensions and
+#                 pathspec) and datasets and multiprocess, which the
 #                 kit's speculative draft runner imports through sglang.benchmark
 # Then, on the GPU machine (carry .gpu-bundle and .whl): bash benchmarks/gpu_verify.sh
 #
@@ -21,7 +22,7 @@ rm -rf .whl.tmp && mkdir -p .whl.tmp
 # Pure-Python wheels where there are; libcst has compiled ones per Python version and platform.
 python3 -m pip download -q --no-deps --only-binary :all: --python-version 3.12 --implementation cp \
   --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64 \
-  -d .whl.tmp libcst pyflakes platformdirs datasets multiprocess
+  -d .whl.tmp libcst pyflakes platformdirs "black==24.10.0" click mypy_extensions pathspec datasets multiprocess
 rm -rf .whl && mv .whl.tmp .whl
 du -sh .gpu-bundle .whl | sed 's/^/gpu_prepare: /'
 total=$(du -sm .gpu-bundle .whl | awk '{s += $1} END {print s}')

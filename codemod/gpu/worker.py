@@ -1,7 +1,7 @@
 """Run SGLang's own attention test kit (``trtllm_mha``) for ONE side, original or patched sources, on a CUDA GPU.
 
     source .gpu-bundle/activate.sh
-    PYTHONPATH=<dir holding the side's sglang/>:. python -m codemod.gpu.worker --side original|patched|original_again \
+    PYTHONPATH=<dir holding the side's sglang/>:. python -m codemod.gpu.worker --side original|patched|original_again|patched_again \
         --out DIR [--head-dim 64] [--hidden-size 256] [--repeats 20] [--cases-filter SUBSTR]
 
 Standalone: stdlib + torch + sglang, imported inside main(); imports nothing of ``codemod`` outside ``codemod.gpu``. SGLang is whatever
@@ -16,8 +16,8 @@ sys.path finds first (``sglang.__file__`` asserted and recorded, plus the sha256
    memory_allocated / max_memory_allocated increases, *_all and later_differ cover the others.
 3. Each case of ``make_dense_cases("trtllm_mha")`` eagerly vs the kit reference (DENSE_ATOL/RTOL), then the kit's
    CUDA-graph decode runner on the decode cases (replay output kept).
-4. Latency of ``run_dense_fixture_eager`` (metadata + forward) for one decode and one extend case: CUDA events,
-   5 warm-ups, then --repeats runs.
+4. Latency (``latency.py``): ``run_dense_fixture_eager`` (metadata + forward) for one decode and one extend case
+   (CUDA events, 5 warm-ups, then --repeats runs), and a GPU-bound decode batch timed as CUDA-graph replays.
 5. Draft, "manual": a topk=1, 3-step EAGLE draft decode batch like the kit's (prefix_lens (4, 7), page 16),
    ``init_forward_metadata`` on the draft backend, then one forward (RadixAttention -> forward_decode) per per-step
    backend, step i writing KV at prefix+i and reading prefix+i+1 keys; checked against the kit's dense reference and
@@ -44,13 +44,14 @@ import unittest
 from pathlib import Path
 
 from .draft import DraftPhases
+from .latency import LatencyPhases
 from .kit import (
     BACKEND, CAPTURE_BS, CONSTRUCTIONS, FLASHINFER_CLASSES, LATENCY_CASES, OTHER_CLASSES, STEPS, TOPK, WARMUP, ObjectCounter,
     _KitTestCase, _mro, _short,
 )
 
 
-class Worker(DraftPhases):
+class Worker(DraftPhases, LatencyPhases):
     def __init__(self, args, out: Path):
         self.args, self.out, self.side = args, out, args.side
         self.outputs, self.seen_errors, self.counter, self.tc = {}, set(), ObjectCounter(), _KitTestCase()
@@ -239,36 +240,6 @@ class Worker(DraftPhases):
             calls.clear()
             gc.collect()
 
-    def time_calls(self, fn):
-        torch = self.torch
-        for _ in range(WARMUP):
-            fn()
-        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(self.args.repeats)]
-        torch.cuda.synchronize()
-        for start, end in events:
-            start.record()
-            fn()
-            end.record()
-        torch.cuda.synchronize()
-        all_ms = [s.elapsed_time(e) for s, e in events]
-        return {"median_ms": statistics.median(all_ms), "all_ms": all_ms}
-
-    def run_latency(self, cases):
-        da = self.da
-        by_name = {c.name: c for c in cases}
-        picks = [by_name.get(n) or next((c for c in cases if c.forward_mode.is_decode() == ("decode" in n)), None) for n in LATENCY_CASES]
-        for case in dict.fromkeys(c for c in picks if c is not None):
-            try:
-                self.seed()
-                fx = da.build_dense_attention_fixture(self.tc, case, **self.kw)
-                res = self.time_calls(lambda: da.run_dense_fixture_eager(fx))
-                self.result["latency"][case.name] = dict(res, what="run_dense_fixture_eager: init_forward_metadata + module forward")
-                print(f"[{self.side}] latency {case.name}: {res['median_ms']:.3f} ms (median of {self.args.repeats})", flush=True)
-            except Exception as e:  # noqa: BLE001
-                self.error(f"latency/{case.name}", e)
-            fx = None
-            gc.collect()
-
     def run(self):
         da, part = self.da, functools.partial
         all_cases = list(da.make_dense_cases(BACKEND))
@@ -276,6 +247,7 @@ class Worker(DraftPhases):
         draft_build = lambda runner: self.tmb.TRTLLMHAAttnMultiStepDraftBackend(runner, TOPK, STEPS)  # noqa: E731
         for phase in (part(self.measure, "TRTLLMHAAttnBackend", all_cases[0], lambda runner: da.ATTENTION_BACKENDS[BACKEND](runner)),
                       part(self.run_eager, cases), part(self.run_cuda_graph, cases), part(self.run_latency, cases),
+                      part(self.run_gpu_bound, all_cases),
                       part(self.measure, "TRTLLMHAAttnMultiStepDraftBackend", self.draft_case("draft_construction"), draft_build, draft=True),
                       self.run_draft_manual, self.run_draft_runners):  # manual before the runners: a failed capture can taint CUDA
             try:
@@ -287,7 +259,7 @@ class Worker(DraftPhases):
 
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(prog="python -m codemod.gpu.worker", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--side", required=True, help="original | patched | original_again (names the output files)")
+    ap.add_argument("--side", required=True, help="original | patched | original_again | patched_again (names the output files)")
     ap.add_argument("--out", required=True, help="directory for result_<side>.json and outputs_<side>.pt")
     ap.add_argument("--head-dim", type=int, default=64, help="64 or 128 on the SM90 bundle (default 64)")
     ap.add_argument("--hidden-size", type=int, default=256)
