@@ -36,11 +36,17 @@ def find(a, after: str, changed: set[int], marker: str) -> list[tuple[int, str, 
     """(line in the patched file, comment, why) for the class ``a.cls`` in ``after``."""
     try:
         tree = ast.parse(after)
-        tokens = list(tokenize.generate_tokens(io.StringIO(after).readline))
-    except (SyntaxError, tokenize.TokenError):
+    except SyntaxError:
         return []
     cls = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == a.cls.name), None)
     if cls is None:
+        return []
+    # Only the class's own lines are tokenized: a module can be long, the class is what changed.
+    lines = after.splitlines(keepends=True)[cls.lineno - 1:cls.end_lineno]
+    try:
+        tokens = [t._replace(start=(t.start[0] + cls.lineno - 1, t.start[1]))
+                  for t in tokenize.generate_tokens(io.StringIO("".join(lines)).readline)]
+    except (tokenize.TokenError, IndentationError, SyntaxError):
         return []
     init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
     in_init = range(init.lineno, init.end_lineno + 1) if init else range(0)

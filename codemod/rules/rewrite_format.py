@@ -90,9 +90,19 @@ def style_of(tree) -> Style:
 
 
 def changed_ranges(before: str, after: str) -> list[tuple[int, int]]:
-    """The 1-based, inclusive line ranges of ``after`` that differ from ``before``."""
-    sm = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), autojunk=False)
-    return [(j1 + 1, j2) for tag, _, _, j1, j2 in sm.get_opcodes() if tag in ("replace", "insert") and j2 > j1]
+    """The 1-based, inclusive line ranges of ``after`` that differ from ``before``.
+
+    The lines both share at the start and at the end are set aside first: a patch changes a
+    few classes of a file, and difflib's matcher is quadratic in what it is given."""
+    a, b = before.splitlines(), after.splitlines()
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    sm = difflib.SequenceMatcher(None, a[head:len(a) - tail], b[head:len(b) - tail], autojunk=False)
+    return [(head + j1 + 1, head + j2) for tag, _, _, j1, j2 in sm.get_opcodes() if tag in ("replace", "insert") and j2 > j1]
 
 
 def apply(before: str, after: str, style: Style) -> str:
