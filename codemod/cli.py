@@ -83,6 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plain-gain", action="store_true",
                    help="decouple even when the parent's __init__ work the class would skip is only plain assignments "
                         "(by default that declines: rule DC505)")
+    p.add_argument("--no-markers", action="store_true",
+                   help="write no '# decouple: ...' comments in the patch (a second run still finds nothing to do)")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour the diff: auto (the default) when stdout is a terminal and NO_COLOR is not set")
     p.add_argument("--format", choices=("text", "github"), default="text",

@@ -118,7 +118,7 @@ def _attempt(fn, *args):
         return exc
 
 
-def build_patches(index: Index, candidates: list[ClassAnalysis]) -> tuple[list[ModulePatch], dict[int, Refusal]]:
+def build_patches(index: Index, candidates: list[ClassAnalysis], markers: bool = True) -> tuple[list[ModulePatch], dict[int, Refusal]]:
     """Rewrite each module holding a class to decouple, then check it.
 
     Returns the patches that passed, and the refusals by class (``id`` of its analysis)."""
@@ -131,7 +131,7 @@ def build_patches(index: Index, candidates: list[ClassAnalysis]) -> tuple[list[M
     patches, refusals = [], {}
     for rel, group in sorted(by_module.items()):
         try:
-            patch = rewrite_module(index, group)
+            patch = rewrite_module(index, group, markers)
         except UnsafeError as exc:
             refusals.update({id(a): Refusal(exc.rule, str(exc), "rewrite") for a in group})
             continue
@@ -169,7 +169,7 @@ def compute(tree: Tree, options: Options) -> Result:
     index = Index(tree)
     analyses = analyse_all(index, options.classes, options.parent, options.base, options.all_uses)
     candidates = [a for a in analyses if would_decouple(a, limits)]
-    patches, refusals = ([], {}) if options.analyse_only else build_patches(index, candidates)
+    patches, refusals = ([], {}) if options.analyse_only else build_patches(index, candidates, options.markers)
     verdicts = [decide(a, refusals.get(id(a)), limits) for a in analyses]
     unsafe = any(v.decision == Decision.UNSAFE for v in verdicts)
     if unsafe:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from .cst_util import Located
+from .cst_util import Located, comment_line
 from .model import ClassAnalysis, ClassPlan, ModulePatch
 from .index import ModuleInfo
 from .rules import (
@@ -37,7 +37,12 @@ class ClassRewrite:
     parent_index: int  # which of C's bases is P
     aliases: dict = field(default_factory=dict)  # free name -> (alias, module, object): DC608
     moved: dict = field(default_factory=dict)  # id of a class statement -> parent statements placed after it: DC612
+    markers: bool = True  # write the "# decouple: ..." comments (--no-markers: none)
     plan: ClassPlan = field(default_factory=ClassPlan)
+
+    def marker(self, text: str) -> list:
+        """The leading line of a marker comment, or none under --no-markers."""
+        return [comment_line(text)] if self.markers else []
 
     @property
     def pname(self) -> str:
@@ -87,7 +92,7 @@ def _covered_by_other_bases(index, a: ClassAnalysis) -> bool:
     return False
 
 
-def rewrite_module(index, analyses: list[ClassAnalysis]) -> ModulePatch:
+def rewrite_module(index, analyses: list[ClassAnalysis], markers: bool = True) -> ModulePatch:
     """Rewrite every decoupled class of one module, then fix the module's imports."""
     cinfo = analyses[0].cls.module
     before = cinfo.text
@@ -106,7 +111,7 @@ def rewrite_module(index, analyses: list[ClassAnalysis]) -> ModulePatch:
         node = here.compound.get(a.cls.node.lineno)
         if not isinstance(node, cst.ClassDef):
             node = next(n for n in here.compound.values() if isinstance(n, cst.ClassDef) and n.name.value == a.cls.name)
-        rewriters[id(node)] = ClassRewrite(a, here, parents[pinfo.rel], pinfo, ref, pidx, rewrite_bind_names.plan(index, a))
+        rewriters[id(node)] = ClassRewrite(a, here, parents[pinfo.rel], pinfo, ref, pidx, rewrite_bind_names.plan(index, a), markers=markers)
 
     class Apply(cst.CSTTransformer):
         def visit_SimpleStatementLine(self, node):

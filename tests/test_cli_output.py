@@ -118,3 +118,19 @@ def test_diff_colour_always_never_and_no_color():
     assert GREEN in colour_run(CASE, "--class", "Child", "--diff")
     assert "\033[" not in colour_run(CASE, "--class", "Child", "--diff", env={"NO_COLOR": "1"})
     assert GREEN in colour_run(CASE, "--class", "Child", "--diff", env={"NO_COLOR": ""})
+
+
+def test_no_markers_writes_no_comment_and_a_second_run_finds_nothing_to_do(tmp_path):
+    import shutil
+
+    src = FIXTURES / "rewrite" / "example_shop" / "input"
+    tree = tmp_path / "tree"
+    shutil.copytree(src, tree)
+    code, _, err = run_cli(tree, "--output", tmp_path / "out", "--no-markers", "--no-cache", "--class", "OfflineGateway")
+    assert code == 0, err
+    patched = list((tmp_path / "out" / "files").rglob("*.py"))
+    assert patched and not any("decouple:" in p.read_text() for p in patched)
+    for p in patched:
+        shutil.copyfile(p, tree / p.relative_to(tmp_path / "out" / "files"))
+    code, out, err = run_cli(tree, "--check", "--no-cache", "--class", "OfflineGateway")
+    assert code == 0, out + err

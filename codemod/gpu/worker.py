@@ -46,7 +46,7 @@ from pathlib import Path
 from .draft import DraftPhases
 from .latency import LatencyPhases
 from .kit import (
-    BACKEND, CAPTURE_BS, CONSTRUCTIONS, FLASHINFER_CLASSES, LATENCY_CASES, OTHER_CLASSES, STEPS, TOPK, WARMUP, ObjectCounter,
+    BACKEND, CAPTURE_BS, CONSTRUCTIONS, FLASHINFER_CLASSES, OTHER_CLASSES, STEPS, TOPK, ObjectCounter,
     _KitTestCase, _mro, _short,
 )
 

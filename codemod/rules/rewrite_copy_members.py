@@ -25,7 +25,7 @@ import ast
 import libcst as cst
 
 from ..ast_util import walk
-from ..cst_util import BLANK, comment_line, rename
+from ..cst_util import BLANK, rename
 from ..errors import UnsafeError
 from . import rewrite_bind_names, rewrite_super_fallback
 from .verdict_already_decoupled import MARKER
@@ -53,7 +53,7 @@ def apply(ctx, body):
         if m.kind == "class_attribute":
             node = ctx.p.lines[id(ctx.p.stmt(m.node))]
             node = bound(name, node)
-            attrs.append(node.with_changes(leading_lines=[BLANK, comment_line(origin)] + [l for l in node.leading_lines if l.comment is not None]))
+            attrs.append(node.with_changes(leading_lines=[BLANK, *ctx.marker(origin)] + [l for l in node.leading_lines if l.comment is not None]))
             ctx.plan.inlined.append(f"class attribute `{name}` (its value differs from the new base's)")
         elif m.kind in ("method", "property"):
             nodes = [n for n in owner.node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
@@ -64,7 +64,7 @@ def apply(ctx, body):
                 if name in fallbacks:
                     methods.append(rewrite_super_fallback.copy_node(ctx, name, node))
                     continue
-                lead = [BLANK] + ([comment_line(origin)] if i == 0 else []) + [l for l in node.leading_lines if l.comment is not None]
+                lead = [BLANK] + (ctx.marker(origin) if i == 0 else []) + [l for l in node.leading_lines if l.comment is not None]
                 methods.append(node.with_changes(leading_lines=lead))
             if name not in fallbacks:
                 ctx.plan.inlined.append(f"{m.kind} `{name}`")

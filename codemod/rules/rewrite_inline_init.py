@@ -35,7 +35,7 @@ import ast
 import libcst as cst
 
 from ..ast_util import bind_arguments, decorator_name, dotted_name, first_param, is_super_call, pos, snake_case, walk
-from ..cst_util import BLANK, comment_line, rename
+from ..cst_util import BLANK, rename
 from ..errors import UnsafeError
 from . import rewrite_bind_names, rewrite_fold_constants, rewrite_fuse_loops, rewrite_read_through
 from .verdict_already_decoupled import MARKER
@@ -100,7 +100,7 @@ def init_block(ctx) -> list[cst.BaseStatement]:
     owner = a.parent_init_owner
     note = f"{MARKER} {owner.name}.__init__"
     first = stmts[0]
-    stmts[0] = first.with_changes(leading_lines=[comment_line(note)] + [l for l in first.leading_lines if l.comment is not None])
+    stmts[0] = first.with_changes(leading_lines=ctx.marker(note) + [l for l in first.leading_lines if l.comment is not None])
     ctx.plan.inlined.append(f"{sl.kept_count} of {sl.total} statements of `{owner.name}.__init__` (in place of `super().__init__(...)`)")
     return stmts
 

@@ -45,7 +45,7 @@ def apply(ctx, cd: cst.ClassDef, marked: bool) -> cst.ClassDef:
         cd = cd.with_changes(bases=[], lpar=cst.MaybeSentinel.DEFAULT, rpar=cst.MaybeSentinel.DEFAULT)
     else:
         cd = cd.with_changes(bases=keep)
-    if not marked:
+    if not marked and ctx.markers:
         # Nothing was inlined into __init__: leave the trace on the class line, so a second run knows.
         cd = cd.with_changes(body=cd.body.with_changes(header=cst.TrailingWhitespace(
             whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(f"# decouple: decoupled from {ctx.pname}"))))

@@ -31,7 +31,7 @@ import ast
 import libcst as cst
 
 from ..ast_util import first_param, is_static
-from ..cst_util import BLANK, comment_line
+from ..cst_util import BLANK
 from .verdict_already_decoupled import MARKER
 
 ID = "DC609"
@@ -78,7 +78,7 @@ def copy_node(ctx, name: str, node: cst.FunctionDef) -> cst.FunctionDef:
     """The parent's method, renamed, under a marker naming its origin."""
     a = ctx.a
     origin = f"{MARKER} {a.parent.name}.{name}"
-    lead = [BLANK, comment_line(origin)] + [l for l in node.leading_lines if l.comment is not None]
+    lead = [BLANK, *ctx.marker(origin)] + [l for l in node.leading_lines if l.comment is not None]
     ctx.plan.inlined.append(f"method `{name}` as `{private_name(a, name)}`, the target of `super().{name}()`")
     return node.with_changes(name=cst.Name(private_name(a, name)), leading_lines=lead)
 
