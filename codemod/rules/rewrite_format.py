@@ -22,6 +22,7 @@ that does not is a patch somebody must redo by hand.
 - Black's decisions that depend on what surrounds a statement (blank lines around it) are
   not made: the blank lines between statements stay as the rewrite wrote them.
 - A trailing comment on a code line is not wrapped.
+- A file with mixed line endings is left unformatted; one with CRLF endings keeps them.
 
 ## Fix safety
 Safe: a formatted statement replaces the original only when both parse to the same AST;
@@ -106,7 +107,17 @@ def changed_ranges(before: str, after: str) -> list[tuple[int, int]]:
 
 
 def apply(before: str, after: str, style: Style) -> str:
-    """``after`` with its changed lines formatted in ``style``."""
+    """``after`` with its changed lines formatted in ``style``, in the file's own line endings."""
+    if "\r" in after:
+        if after.count("\n") != after.count("\r\n") or after.count("\r") != after.count("\r\n"):
+            return after  # mixed line endings: any change of layout could mix them further
+        return _lf_only(before, after, style).replace("\n", "\r\n")
+    return _lf_only(before, after, style)
+
+
+def _lf_only(before: str, after: str, style: Style) -> str:
+    after = after.replace("\r\n", "\n")
+    before = before.replace("\r\n", "\n")
     ranges = changed_ranges(before, after)
     if not ranges:
         return after

@@ -83,3 +83,18 @@ def test_an_added_comment_over_the_line_length_is_wrapped():
     out = apply("def f():\n    pass\n", "def f():\n" + comment + "    pass\n", Style("default"))
     assert all(len(l) <= 88 and l.lstrip().startswith(("#", "def", "pass")) for l in out.splitlines())
     assert out.count("word") == 30
+
+
+def test_crlf_endings_are_kept_and_the_changed_lines_formatted():
+    from codemod.rules.rewrite_format import Style, apply
+
+    before = "x = 1\r\n"
+    after = "x = 1\r\ny = {'a':1}\r\n"
+    assert apply(before, after, Style("default")) == 'x = 1\r\ny = {"a": 1}\r\n'
+
+
+def test_near_miss_mixed_line_endings_are_left_alone():
+    from codemod.rules.rewrite_format import Style, apply
+
+    after = "x = 1\r\ny = {'a':1}\n"
+    assert apply("x = 1\r\n", after, Style("default")) == after
