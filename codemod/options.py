@@ -71,7 +71,13 @@ class Options:
             markers=not args.no_markers, colour=use_colour(args.color, sys.stdout), check_format=args.format,
         )
 
+    @property
+    def presented(self) -> bool:
+        """Whether the run shows or writes the patch or the report: a bare ``--check`` does
+        neither, so its patch is only checked, not formatted, and no risk is assessed."""
+        return self.output is not None or self.report_to_stdout or self.diff or self.write or self.emit_tests
+
     def cache_key(self) -> list:
         """What a cached result depends on, beyond the tree and the tool's own code."""
         return [list(self.classes), self.parent, self.base, self.analyse_only, self.emit_tests, self.all_uses,
-                self.max_copied_share, self.plain_gain, self.markers]
+                self.max_copied_share, self.plain_gain, self.markers, self.presented]

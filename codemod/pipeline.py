@@ -118,7 +118,8 @@ def _attempt(fn, *args):
         return exc
 
 
-def build_patches(index: Index, candidates: list[ClassAnalysis], markers: bool = True) -> tuple[list[ModulePatch], dict[int, Refusal]]:
+def build_patches(index: Index, candidates: list[ClassAnalysis], markers: bool = True,
+                  presented: bool = True) -> tuple[list[ModulePatch], dict[int, Refusal]]:
     """Rewrite each module holding a class to decouple, then check it.
 
     Returns the patches that passed, and the refusals by class (``id`` of its analysis)."""
@@ -131,7 +132,7 @@ def build_patches(index: Index, candidates: list[ClassAnalysis], markers: bool =
     patches, refusals = [], {}
     for rel, group in sorted(by_module.items()):
         try:
-            patch = rewrite_module(index, group, markers)
+            patch = rewrite_module(index, group, markers, presented)
         except UnsafeError as exc:
             refusals.update({id(a): Refusal(exc.rule, str(exc), "rewrite") for a in group})
             continue
@@ -169,7 +170,7 @@ def compute(tree: Tree, options: Options) -> Result:
     index = Index(tree)
     analyses = analyse_all(index, options.classes, options.parent, options.base, options.all_uses)
     candidates = [a for a in analyses if would_decouple(a, limits)]
-    patches, refusals = ([], {}) if options.analyse_only else build_patches(index, candidates, options.markers)
+    patches, refusals = ([], {}) if options.analyse_only else build_patches(index, candidates, options.markers, options.presented)
     verdicts = [decide(a, refusals.get(id(a)), limits) for a in analyses]
     unsafe = any(v.decision == Decision.UNSAFE for v in verdicts)
     if unsafe:
@@ -179,7 +180,7 @@ def compute(tree: Tree, options: Options) -> Result:
     pairs = list(zip(analyses, verdicts))
     from .risk import assess
 
-    risks = {a.cls.name: assess(index, a, patches) for a, v in pairs if v.decision == Decision.DECOUPLE}
+    risks = {a.cls.name: assess(index, a, patches) for a, v in pairs if v.decision == Decision.DECOUPLE} if options.presented else {}
     return Result(
         report=report.build(tree.root, pairs, patches, risks),
         files=[Emitted(p.rel, p.before, p.after, p.encoding) for p in patches],

@@ -92,8 +92,11 @@ def _covered_by_other_bases(index, a: ClassAnalysis) -> bool:
     return False
 
 
-def rewrite_module(index, analyses: list[ClassAnalysis], markers: bool = True) -> ModulePatch:
-    """Rewrite every decoupled class of one module, then fix the module's imports."""
+def rewrite_module(index, analyses: list[ClassAnalysis], markers: bool = True, presented: bool = True) -> ModulePatch:
+    """Rewrite every decoupled class of one module, then fix the module's imports.
+
+    ``presented``: the patch's text is shown or written, so it is formatted (DC610) and its
+    comments are reviewed (DC611); a bare ``--check`` only needs to know that it is sound."""
     cinfo = analyses[0].cls.module
     before = cinfo.text
     here = Located.parse(before, cinfo.tree)
@@ -131,9 +134,10 @@ def rewrite_module(index, analyses: list[ClassAnalysis], markers: bool = True) -
     sources = [a.parent.module for a in analyses]
     tree, added = add_missing(tree, before, cinfo.rel, cinfo, sources)
     text, removed, kept = remove_unused(tree, before, cinfo.rel, cinfo, index)
-    text = rewrite_format.apply(before, text, rewrite_format.style_of(index.tree))
-    changed = {n for lo, hi in rewrite_format.changed_ranges(before, text) for n in range(lo, hi + 1)}
-    for rw in rewriters.values():
-        rw.plan.comments = rewrite_flag_comments.find(rw.a, text, changed, MARKER)
+    if presented:
+        text = rewrite_format.apply(before, text, rewrite_format.style_of(index.tree))
+        changed = {n for lo, hi in rewrite_format.changed_ranges(before, text) for n in range(lo, hi + 1)}
+        for rw in rewriters.values():
+            rw.plan.comments = rewrite_flag_comments.find(rw.a, text, changed, MARKER)
     plans = {rw.a.cls.name: rw.plan for rw in rewriters.values()}
     return ModulePatch(cinfo.rel, before, text, plans, added, removed, kept)

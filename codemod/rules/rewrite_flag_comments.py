@@ -44,8 +44,8 @@ def find(a, after: str, changed: set[int], marker: str) -> list[tuple[int, str, 
     # Only the class's own lines are tokenized: a module can be long, the class is what changed.
     lines = after.splitlines(keepends=True)[cls.lineno - 1:cls.end_lineno]
     try:
-        tokens = [t._replace(start=(t.start[0] + cls.lineno - 1, t.start[1]))
-                  for t in tokenize.generate_tokens(io.StringIO("".join(lines)).readline)]
+        comments = [(t.start[0] + cls.lineno - 1, t.string)
+                    for t in tokenize.generate_tokens(io.StringIO("".join(lines)).readline) if t.type == tokenize.COMMENT]
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return []
     init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
@@ -54,15 +54,12 @@ def find(a, after: str, changed: set[int], marker: str) -> list[tuple[int, str, 
     dropped = sorted({n for n in a.members if n not in a.kept and n not in own and len(n.strip("_")) >= 4}, key=len, reverse=True)
     words = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, dropped)) + r")\b") if dropped else None
     out = []
-    for tok in tokens:
-        line = tok.start[0]
-        if tok.type != tokenize.COMMENT or not (cls.lineno <= line <= cls.end_lineno) or marker in tok.string:
+    for line, text in comments:
+        if marker in text or (line not in changed and line not in in_init):
             continue
-        if line not in changed and line not in in_init:
-            continue
-        why = _why(tok.string, a.parent.name, words)
+        why = _why(text, a.parent.name, words)
         if why:
-            out.append((line, tok.string.strip(), why))
+            out.append((line, text.strip(), why))
     return out
 
 
