@@ -333,14 +333,11 @@ def slice_parent_init(st) -> None:
                 direct.add(inner)
                 keep_constructor_dispatch.run(st, inner, lines, owner)
     keep_init_slice_defines.run(st, res, init, sn, owner)
-    a.kept_for_effect = [
-        SideEffect(owner.file, s.lineno, owner.module.lines[s.lineno - 1].strip(), why, rule)
-        for s, why, rule in sorted(res.for_effect.values(), key=lambda e: e[0].lineno)
-    ]
-    a.side_effects = [
-        SideEffect(owner.file, s.lineno, owner.module.lines[s.lineno - 1].strip(), why, rule)
-        for s, why, rule in res.dropped
-    ]
+    def listed(found):
+        return [SideEffect(owner.file, s.lineno, owner.module.lines[s.lineno - 1].strip(), why, rule) for s, why, rule in found]
+
+    a.kept_for_effect = listed(sorted(res.for_effect.values(), key=lambda e: e[0].lineno))
+    a.side_effects = listed(res.dropped)
     for f in a.fusions:
         a.side_effects.append(rewrite_fuse_loops.side_effect(a, owner, f))
     a.recomputed, a.moved = rewrite_drop_recomputed.find(st, res, init, sn)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import ast
 
-from ..ast_util import first_param, pos, walk
+from ..ast_util import bind_arguments, first_param, pos, walk
 from ..facts import PURE_CALLS, collect
 
 ID = "DC612"
@@ -54,9 +54,11 @@ def find(st, res, pinit: ast.FunctionDef, psn: str) -> tuple[dict, list]:
         if x is None or not _value_only(s1.value, psn, effects):
             continue
         r = next((c for c in after if x in collect(c, csn).writes_attrs), None)
-        if r is None or _assigned_attr(r, csn) != x or not _same_value(s1, r, a, psn, csn, cinit, after):
+        if r is None or _assigned_attr(r, csn) != x:
             continue
         between_c = after[:after.index(r)]
+        if not _same_value(s1, r, a, psn, csn, between_c):
+            continue
         plan = _movable(kept[i + 1:], between_c, x, psn, csn, effects)
         if plan is None:
             continue
@@ -89,14 +91,13 @@ def _value_only(expr: ast.AST, sn: str, effects: dict) -> bool:
     return True
 
 
-def _same_value(s1, r, a, psn: str, csn: str, cinit, after) -> bool:
+def _same_value(s1, r, a, psn: str, csn: str, between: list) -> bool:
+    """``r`` computes what ``s1`` computed: the same expression, over the same parameters, none
+    of which (nor the attributes it reads) the class's statements ``between`` them rebind."""
     if ast.dump(_renamed(s1.value, {psn: csn})) != ast.dump(r.value):
         return False
-    call = a.super_init_call
     names = {n.id for n in walk(s1.value) if isinstance(n, ast.Name) and n.id != psn}
-    from ..ast_util import bind_arguments
-
-    b = bind_arguments(a.parent_init, call)
+    b = bind_arguments(a.parent_init, a.super_init_call)
     if b.opaque:
         return False
     for name in names:  # each a parameter the class passes under its own name
@@ -104,10 +105,12 @@ def _same_value(s1, r, a, psn: str, csn: str, cinit, after) -> bool:
         if not (isinstance(arg, ast.Name) and arg.id == name):
             return False
     # The names the value reads keep their binding up to the repeat.
-    stores = {n.id for s in after[:after.index(r)] for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    reads_self = collect(s1.value, psn).reads_attrs
-    written = set().union(*(collect(s, csn).writes_attrs | collect(s, csn).mutates_attrs for s in after[:after.index(r)])) if after[:after.index(r)] else set()
-    return not (names & stores) and not (reads_self & written)
+    stores = {n.id for s in between for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    written = set()
+    for s in between:
+        f = collect(s, csn)
+        written |= f.writes_attrs | f.mutates_attrs
+    return not (names & stores) and not (collect(s1.value, psn).reads_attrs & written)
 
 
 def _renamed(expr: ast.AST, mapping: dict[str, str]) -> ast.AST:
