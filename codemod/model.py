@@ -59,9 +59,13 @@ class Evidence:
     line: int
     use: str
     rule: str = ""
+    # How strongly the use is established: "own" (the class's own code, or the parent code it
+    # keeps), "shown" (a receiver shown to be able to hold an instance), "unknown" (a receiver
+    # that could not be ruled out).
+    strength: str = "own"
 
     def as_dict(self):
-        return {"file": self.file, "line": self.line, "use": self.use, "rule": self.rule}
+        return {"file": self.file, "line": self.line, "use": self.use, "rule": self.rule, "strength": self.strength}
 
 
 @dataclass

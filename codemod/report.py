@@ -4,7 +4,7 @@ report.json schema (keys are only ever added, never renamed):
 {"tool": {"name", "version"}, "root", "classes": [{"name", "qualname", "file", "line",
  "parent", "new_base", "decision": "decouple"|"decline"|"unsafe", "reason", "rule", "refused_by"?,
  "reuse": {"members_used", "members_total", "ratio"},
- "kept": [{"member", "kind", "evidence": [{"file", "line", "use", "rule"}]}],
+ "kept": [{"member", "kind", "certain", "evidence": [{"file", "line", "use", "rule", "strength"}]}],
  "dropped": [{"member", "kind"}],
  "dropped_side_effects": [{"file", "line", "code", "why", "rule"}],
  "kept_for_effect": [{"file", "line", "code", "why", "rule"}],
@@ -28,13 +28,17 @@ from .model import ClassAnalysis, ModulePatch, Verdict
 from .report_md import render_md
 
 KIND_ORDER = {"instance_attribute": 0, "class_attribute": 1, "property": 2, "method": 3}
+# Strongest evidence first: the class's own code (or the parent code it keeps), then a use on
+# a receiver shown to be able to hold an instance, then one that merely could not be ruled out.
+STRENGTH_ORDER = {"own": 0, "shown": 1, "unknown": 2}
 
 
 def class_entry(a: ClassAnalysis, v: Verdict, inlined: list[str]) -> dict:
     cls = a.cls
     members = a.members
     kept = [
-        {"member": n, "kind": members[n][0].kind, "evidence": [e.as_dict() for e in sorted(evs, key=lambda e: (e.file, e.line))]}
+        {"member": n, "kind": members[n][0].kind, "certain": any(e.strength != "unknown" for e in evs),
+         "evidence": [e.as_dict() for e in sorted(evs, key=lambda e: (STRENGTH_ORDER.get(e.strength, 9), e.file, e.line))]}
         for n, evs in sorted(a.kept.items(), key=lambda kv: (KIND_ORDER.get(members[kv[0]][0].kind, 9), kv[0]))
         if n in members
     ]

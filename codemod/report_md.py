@@ -162,16 +162,17 @@ def _evidence(c: dict) -> list[str]:
     if c.get("nothing_to_do"):
         return out
     if c["kept"]:
+        certain = [k for k in c["kept"] if k.get("certain", True)]
+        possible = [k for k in c["kept"] if not k.get("certain", True)]
         out.append(f"#### Kept from `{_short(c['parent'])}` ({len(c['kept'])})\n")
-        out.append("Each member is kept because of the evidence listed; the first use is shown. Outside the class "
-                   "and its parent, the search for a member's uses stops at the first one found (`--all-uses` lists every one).\n")
-        out += ["| member | kind | evidence |", "|---|---|---|"]
-        for k in c["kept"]:
-            ev = k["evidence"]
-            first = f"`{ev[0]['file']}:{ev[0]['line']}` {ev[0]['use']}" if ev else ""
-            more = f" (+{len(ev) - 1} more)" if len(ev) > 1 else ""
-            out.append(f"| `{k['member']}` | {k['kind']} | {_md(first)}{more} |")
-        out.append("")
+        out.append("Each member is kept because of the evidence listed; the strongest use is shown first: the class's "
+                   "own code, then a receiver shown to be able to hold an instance (typed as the class or one of its "
+                   "bases), then one whose type is unknown. Outside the class and its parent, the search for a member's "
+                   "uses stops at the first strong one found (`--all-uses` lists every one).\n")
+        _kept_table(out, certain, "Kept for a definite reason" if possible else "")
+        _kept_table(out, possible, "Kept because a use could not be ruled out",
+                    "Every use found is on an object whose type the analysis could not tell; each may never "
+                    "hold an instance of the class. A reviewer may want to check these lines.")
     if c["dropped"]:
         out.append(f"#### Dropped ({len(c['dropped'])})\n")
         by_kind: dict[str, list[str]] = {}
@@ -194,6 +195,22 @@ def _evidence(c: dict) -> list[str]:
         out.append("#### What was inlined\n")
         out += [f"- {item}" for item in c["inlined"]] + [""]
     return out
+
+
+def _kept_table(out: list[str], kept: list[dict], title: str, intro: str = "") -> None:
+    if not kept:
+        return
+    if title:
+        out.append(f"##### {title} ({len(kept)})\n")
+    if intro:
+        out.append(intro + "\n")
+    out += ["| member | kind | evidence |", "|---|---|---|"]
+    for k in kept:
+        ev = k["evidence"]
+        first = f"`{ev[0]['file']}:{ev[0]['line']}` {ev[0]['use']}" if ev else ""
+        more = f" (+{len(ev) - 1} more)" if len(ev) > 1 else ""
+        out.append(f"| `{k['member']}` | {k['kind']} | {_md(first)}{more} |")
+    out.append("")
 
 
 def _listing(out: list[str], title: str, intro: str, items, code_key: str) -> None:

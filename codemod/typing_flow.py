@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from .ast_util import dotted_name, walk
 from .index import ClassInfo, Index, ModuleInfo, enclosing, enclosing_def
 from .model import Receiver
-from .type_exprs import EXACT, UNREACHED, Types
+from .type_exprs import EXACT, UNREACHED, Types, annotation_types
 
 YES, MAYBE, NO = Receiver.YES, Receiver.MAYBE, Receiver.NO
+SHOWN, UNKNOWN = "shown", "unknown"  # how strongly a use on a receiver is established
 _UNKNOWN_TYPES = {"Any", "object", "typing.Any", "builtins.object"}
 
 
@@ -82,18 +83,50 @@ class Flow:
 
     def receiver(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> tuple[str, str]:
         """(verdict, note) for whether ``recv`` may be an instance of the target."""
+        verdict, note, _ = self.classify(mod, recv, at)
+        return verdict, note
+
+    def classify(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> tuple[str, str, str]:
+        """(verdict, note, strength): strength SHOWN when the receiver is shown to be able to hold
+        an instance (an isinstance guard, or typed as the class, a subclass or an ancestor),
+        UNKNOWN when it merely could not be ruled out."""
+        verdict, note, typed = self._typed(mod, recv, at)
+        return verdict, note, SHOWN if typed else UNKNOWN
+
+    def plainly_shown(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> bool:
+        """A cheap test, without searching the tree: whether ``recv`` is a name that an enclosing
+        ``isinstance`` guard, or the annotation of the parameter it is, types as the class, a
+        subclass or a base."""
+        if not isinstance(recv, ast.Name):
+            return False
+        guard = self._isinstance_guard(mod, recv, at)
+        if guard is not None:
+            return self._related(guard)
+        fn = next((n for n in enclosing(mod, at) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))), None)
+        if fn is None:
+            return False
+        a = fn.args
+        ann = next((p.annotation for p in a.posonlyargs + a.args + a.kwonlyargs if p.arg == recv.id), None)
+        types = annotation_types(mod, ann) if ann is not None else None
+        return bool(types) and self._related(types)
+
+    def _typed(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> tuple[str, str, bool]:
         guard = self._isinstance_guard(mod, recv, at)
         if guard is not None and not (self.rel.combine(guard) == NO and self._rebound(mod, recv, at)):
-            return self.rel.combine(guard), "isinstance guard"
+            return self.rel.combine(guard), "isinstance guard", self._related(guard)
         lacking = self._co_access(mod, recv, at)
         if lacking is not None:
-            return NO, f"the same object also has .{lacking}, which {self.rel.target.name} instances lack"
+            return NO, f"the same object also has .{lacking}, which {self.rel.target.name} instances lack", True
         types = self.types.expr_types(mod, recv, at)
         verdict = self.rel.combine(types)
         if not types:
-            return verdict, "its type is unknown"
+            return verdict, "its type is unknown", False
         shown = ", ".join(sorted({t.lstrip(EXACT).rsplit(".", 1)[-1] for t in types})[:3])
-        return verdict, f"typed {shown}"
+        return verdict, f"typed {shown}", self._related(types)
+
+    def _related(self, types: list[str]) -> bool:
+        """Whether some type is the class, a subclass or a base of it (Any and object show nothing)."""
+        return any(self.rel.of(t) == YES or (t in self.rel.ancestors and t not in _UNKNOWN_TYPES) for t in types)
 
     def _co_access(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> str | None:
         """An attribute read on the same object that no instance of the target has, if any.

@@ -4,9 +4,13 @@
 Searches the whole tree for ``.X`` (and ``getattr``/``hasattr``/``setattr`` with the literal
 name ``"X"``) for every parent member not yet kept, and types each receiver
 (``codemod/typing_flow.py``). A use on a receiver that is, or may be, an instance of the
-class keeps the member; the evidence says how the receiver was typed. Uses inside the
-parent's own code that no longer runs on the class do not count. By default the search
-for a member stops at its first use (``--all-uses`` lists every one).
+class keeps the member; the evidence says how the receiver was typed, and how strongly the use
+is established: *shown* when the receiver is typed (by an annotation, an assignment or an
+``isinstance`` guard) as the class, a subclass or one of its bases, *unknown* when its type
+could not be told. Uses inside the parent's own code that no longer runs on the class do
+not count. By default the search for a member stops at its first shown use; a member with
+only unknown uses so far is still looked for in the files parsed for other members, but no
+file is parsed only for that (``--all-uses`` searches and lists every use).
 
 ## Why
 Other code reads attributes of the class's instances (a runner reading
@@ -16,7 +20,9 @@ Other code reads attributes of the class's instances (a runner reading
 A receiver is taken to be *not* the class only when that is clear (an ``isinstance``
 guard, an annotation, every assignment of the name or attribute, every call site of a
 parameter, or another attribute read on it that the class lacks); anything unclear
-counts as a use, so members may be kept on uses that can never see the class.
+counts as a use, so members may be kept on uses that can never see the class. The report
+lists such members apart ("kept because a use could not be ruled out"); following where
+instances can flow would rule most of them out, and is not done.
 Writes count only for properties (a write elsewhere needs the setter).
 
 ## Fix safety
@@ -42,9 +48,13 @@ def run(st, out: Scanned) -> bool:
     cands = sorted(n for n in a.members if n not in a.kept and not satisfied(n) and not n.startswith("__"))
     if not cands:
         return False
-    from ..typing_flow import Flow
+    from ..typing_flow import SHOWN, Flow
 
     flow = st.flow = Flow(st.index, a.cls, site_filter=st.in_dropped_parent_code)
+    # A use that merely could not be ruled out keeps a member, but is weak evidence: the files
+    # parsed anyway are still searched for a use on a receiver shown to hold an instance.
+    # (Parsing more files only for that costs more than the rest of the search.)
+    strong = set(a.kept)
     rx = re.compile(r"(?:\.|['\"])(" + "|".join(re.escape(c) for c in cands) + r")\b")
     cand_set = set(cands)
     chain_nodes = {id(c.node) for c in a.chain} | {id(a.cls.node)}
@@ -67,18 +77,24 @@ def run(st, out: Scanned) -> bool:
             if hit is None:
                 continue
             name, recv, how, line = hit
-            if name in a.kept and not st.all_uses:
+            if name in strong and not st.all_uses:
                 continue
+            if name in a.kept and not st.all_uses and not flow.plainly_shown(mod, recv, node):
+                continue  # kept already; only a receiver typed right where it is used could be stronger
             if rel in chain_files and inside_any(mod, node, chain_nodes):
                 continue
-            verdict, note = flow.receiver(mod, recv, node)
+            verdict, note, strength = flow.classify(mod, recv, node)
             if verdict == Receiver.NO:
                 continue
             kind = a.members[name][0].kind
             if how == "write" and kind not in ("property",):
                 continue
+            if name in a.kept and strength != SHOWN and not st.all_uses:
+                continue  # already kept on a use as weak as this one
             sure = "an instance of" if verdict == Receiver.YES else "possibly an instance of"
-            ev = Evidence(rel, line, f"{how} of .{name} on {ast.unparse(recv)[:60]} ({sure} {a.cls.name}; {note})", ID)
+            ev = Evidence(rel, line, f"{how} of .{name} on {ast.unparse(recv)[:60]} ({sure} {a.cls.name}; {note})", ID, strength)
+            if strength == SHOWN:
+                strong.add(name)
             st.need(name, ev)
             out.needs.append((name, ev))
     return True

@@ -41,9 +41,9 @@ def write(root: Path, files: dict[str, str]) -> Path:
 
 
 def analyse(root: Path, files: dict[str, str], cls: str = "pkg.child:Child", parent: str | None = None,
-            base: str | None = None) -> tuple[ClassAnalysis, Verdict]:
+            base: str | None = None, all_uses: bool = False) -> tuple[ClassAnalysis, Verdict]:
     write(root, files)
-    [a] = analyse_all(Index(Tree.open(root)), (cls,), parent, base)
+    [a] = analyse_all(Index(Tree.open(root)), (cls,), parent, base, all_uses=all_uses)
     return a, decide(a)
 
 

@@ -52,3 +52,79 @@ def test_outside_uses_keep(tmp_path, user):
 def test_near_misses_on_receivers_that_cannot_be_the_class(tmp_path, user):
     a, _ = analyse(tmp_path, {**FILES, "user.py": user})
     assert kept_by(a, ID) == set()
+
+
+# ---- how strongly each use is established, and the order the report shows them in -------
+
+WEAK = "def f(c):\n    return c.cache\n"
+STRONG = "from .base import Parent\n\n\ndef g(p: Parent):\n    return p.cache\n"
+
+
+@pytest.mark.parametrize("user, strength", [
+    pytest.param("from .child import Child\n\n\ndef f(c: Child):\n    return c.cache\n", "shown", id="annotated-class"),
+    pytest.param(STRONG, "shown", id="annotated-base"),
+    pytest.param("def f(c):\n    if isinstance(c, object):\n        return c.cache\n", "unknown", id="guard-object"),
+    pytest.param(WEAK, "unknown", id="unknown-receiver"),
+    pytest.param("from typing import Any\n\n\ndef f(c: Any):\n    return c.cache\n", "unknown", id="typed-any"),
+])
+def test_each_use_says_how_strongly_it_is_established(tmp_path, user, strength):
+    a, _ = analyse(tmp_path, {**FILES, "user.py": user})
+    [ev] = [e for e in a.kept["cache"] if e.rule == ID]
+    assert ev.strength == strength
+
+
+def test_a_weak_first_use_does_not_end_the_search_for_a_strong_one(tmp_path):
+    # a_user.py is searched first; its receiver could not be ruled out, z_user.py's is typed.
+    # z_user.py is parsed anyway (it also reads pool, not yet kept), so its strong use is found.
+    a, v = analyse(tmp_path, {**FILES, "a_user.py": WEAK, "z_user.py": STRONG + "\n\ndef k(p: Parent):\n    return p.pool\n"})
+    assert [(e.file, e.strength) for e in a.kept["cache"]] == [("pkg/a_user.py", "unknown"), ("pkg/z_user.py", "shown")]
+    assert_strong_use_first(a, v)
+
+
+def assert_strong_use_first(a, v):
+    from codemod.report import class_entry
+
+    [entry] = [k for k in class_entry(a, v, [])["kept"] if k["member"] == "cache"]
+    assert entry["certain"] is True
+    assert [e["file"] for e in entry["evidence"]] == ["pkg/z_user.py", "pkg/a_user.py"]
+
+
+def test_a_file_mentioning_only_kept_members_is_not_parsed_for_a_stronger_use(tmp_path):
+    # The cost bound: without --all-uses, z_user.py (only cache, already kept) is skipped.
+    a, _ = analyse(tmp_path, {**FILES, "a_user.py": WEAK, "z_user.py": STRONG})
+    assert [e.file for e in a.kept["cache"]] == ["pkg/a_user.py"]
+
+
+def test_with_all_uses_the_strong_use_is_listed_first(tmp_path):
+    a, v = analyse(tmp_path, {**FILES, "a_user.py": WEAK, "z_user.py": STRONG}, all_uses=True)
+    assert_strong_use_first(a, v)
+
+
+def test_after_a_strong_use_the_search_for_that_member_stops(tmp_path):
+    a, _ = analyse(tmp_path, {**FILES, "a_user.py": STRONG, "z_user.py": WEAK})
+    assert [e.file for e in a.kept["cache"]] == ["pkg/a_user.py"]
+
+
+def test_members_kept_only_on_uses_not_ruled_out_are_listed_apart(tmp_path):
+    from codemod.report import class_entry
+    from codemod.report_md import _evidence
+
+    files = {**FILES, "a_user.py": "def h(c):\n    return c.pool\n", "z_user.py": STRONG}
+    a, v = analyse(tmp_path, files)
+    entry = class_entry(a, v, [])
+    assert {k["member"]: k["certain"] for k in entry["kept"]} == {"cache": True, "pool": False}
+    md = "\n".join(_evidence(entry))
+    definite, _, possible = md.partition("Kept because a use could not be ruled out")
+    assert "Kept for a definite reason (1)" in definite and "`cache`" in definite and "`pool`" not in definite
+    assert "`pool`" in possible and "`cache`" not in possible
+
+
+def test_the_class_own_use_comes_before_any_outside_use(tmp_path):
+    from codemod.report import class_entry
+
+    child = ("from .base import Parent\n\n\nclass Child(Parent):\n    def __init__(self, n):\n"
+             "        super().__init__(n)\n\n    def size(self):\n        return len(self.cache)\n")
+    files = {**FILES, "child.py": child, "a_user.py": WEAK}
+    a, v = analyse(tmp_path, files)
+    [entry] = [k for k in class_entry(a, v, [])["kept"] if k["member"] == "cache"]
+    assert entry["evidence"][0]["strength"] == "own" and entry["certain"] is True
