@@ -93,22 +93,25 @@ class Flow:
         verdict, note, typed = self._typed(mod, recv, at)
         return verdict, note, SHOWN if typed else UNKNOWN
 
-    def plainly_shown(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> bool:
-        """A cheap test, without searching the tree: whether ``recv`` is a name that an enclosing
-        ``isinstance`` guard, or the annotation of the parameter it is, types as the class, a
-        subclass or a base."""
+    def plainly_shown(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> tuple[str, str] | None:
+        """A cheap test, without searching the tree: (verdict, note) when ``recv`` is a name that an
+        enclosing ``isinstance`` guard, or the annotation of the parameter it is, types as the
+        class, a subclass or a base; else None."""
         if not isinstance(recv, ast.Name):
-            return False
+            return None
         guard = self._isinstance_guard(mod, recv, at)
         if guard is not None:
-            return self._related(guard)
+            return (self.rel.combine(guard), "isinstance guard") if self._named(guard) else None
         fn = next((n for n in enclosing(mod, at) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))), None)
         if fn is None:
-            return False
+            return None
         a = fn.args
         ann = next((p.annotation for p in a.posonlyargs + a.args + a.kwonlyargs if p.arg == recv.id), None)
         types = annotation_types(mod, ann) if ann is not None else None
-        return bool(types) and self._related(types)
+        if not types or not self._named(types):
+            return None
+        shown = ", ".join(sorted({t.rsplit(".", 1)[-1] for t in types})[:3])
+        return self.rel.combine(types), f"annotated {shown}"
 
     def _typed(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> tuple[str, str, bool]:
         guard = self._isinstance_guard(mod, recv, at)
@@ -123,6 +126,11 @@ class Flow:
             return verdict, "its type is unknown", False
         shown = ", ".join(sorted({t.lstrip(EXACT).rsplit(".", 1)[-1] for t in types})[:3])
         return verdict, f"typed {shown}", self._related(types)
+
+    def _named(self, types: list[str]) -> bool:
+        """Whether some type is, by its qualified name, the class or a base (nothing is resolved)."""
+        target = self.rel.target.qualname
+        return any(t == target or (t in self.rel.ancestors and t not in _UNKNOWN_TYPES) for t in types)
 
     def _related(self, types: list[str]) -> bool:
         """Whether some type is the class, a subclass or a base of it (Any and object show nothing)."""

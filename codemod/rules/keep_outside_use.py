@@ -79,11 +79,16 @@ def run(st, out: Scanned) -> bool:
             name, recv, how, line = hit
             if name in strong and not st.all_uses:
                 continue
-            if name in a.kept and not st.all_uses and not flow.plainly_shown(mod, recv, node):
-                continue  # kept already; only a receiver typed right where it is used could be stronger
+            plain = None
+            if name in a.kept and not st.all_uses:
+                # Kept already on an unknown receiver: only one typed right where it is used is
+                # looked at (typing others would search the tree again).
+                plain = flow.plainly_shown(mod, recv, node)
+                if plain is None:
+                    continue
             if rel in chain_files and inside_any(mod, node, chain_nodes):
                 continue
-            verdict, note, strength = flow.classify(mod, recv, node)
+            verdict, note, strength = (*plain, SHOWN) if plain else flow.classify(mod, recv, node)
             if verdict == Receiver.NO:
                 continue
             kind = a.members[name][0].kind
