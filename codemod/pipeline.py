@@ -180,7 +180,8 @@ def compute(tree: Tree, options: Options) -> Result:
     pairs = list(zip(analyses, verdicts))
     from .risk import assess
 
-    risks = {a.cls.name: assess(index, a, patches) for a, v in pairs if v.decision == Decision.DECOUPLE} if options.presented else {}
+    decoupled = tuple(a.cls.name for a, v in pairs if v.decision == Decision.DECOUPLE)
+    risks = {a.cls.name: assess(index, a, patches, decoupled) for a, v in pairs if v.decision == Decision.DECOUPLE} if options.presented else {}
     return Result(
         report=report.build(tree.root, pairs, patches, risks),
         files=[Emitted(p.rel, p.before, p.after, p.encoding) for p in patches],

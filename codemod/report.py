@@ -11,7 +11,9 @@ report.json schema (keys are only ever added, never renamed):
  "hazards": [{"file", "line", "what", "rule"}], "inlined": [str],
  "comments_to_review": [{"file", "line", "comment", "why", "rule"}],
  "risk"?: {"global_writes": [{..., "name"?, "other_uses"?, "other_uses_total"?}],
-           "unused_parameters": [{"parameter", "passed_by": [str]}], "class_attributes_gone": [str]}, ...}], "checks"?: [{"file", "result"}]}
+           "unused_parameters": [{"parameter", "passed_by": [str]}], "class_attributes_gone": [str],
+           "passed_on": [{"member", "to", "parameter", "use": {"how", "lines"?}, "lines"}]}, ...}],
+ "checks"?: [{"file", "result"}]}
 
 Every "rule" is a rule id of ``codemod/rules/`` (``docs/rules.md``). The report is built once,
 from the analyses, their verdicts and the patches.

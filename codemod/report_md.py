@@ -119,6 +119,17 @@ def _risk(c: dict) -> list[str]:
         callers = ", ".join(f"`{x}`" for x in p["passed_by"])
         out.append(f"- Parameter `{p['parameter']}` of `{c['name']}.__init__` is no longer read; it stays for compatibility"
                    + (f" (passed at {callers})." if callers else "."))
+    for m in risk.get("passed_on", []):
+        how = m["use"]["how"]
+        if how == "read":
+            continue
+        to = f"`{m['member']}` is still built here only to be passed as `{m['parameter']}` to `{m['to']}`"
+        if how == "never read":
+            out.append(f"- {to}, which no longer reads it: the member and the argument could go (this patch leaves them).")
+        else:
+            where = ", ".join(f"line {n}" for n in m["use"]["lines"])
+            out.append(f"- {to}, which now only compares it with None ({where} of the patched `{c['file']}`): "
+                       "dropping it would change that test, so it stays.")
     for h in c["hazards"]:
         if h["rule"] == "DC208":
             out.append(f"- Outside this tree: {_md(h['what'])}.")

@@ -3,7 +3,9 @@
 For each decoupled class, after the rewrite: the writes to the environment or to global
 state that no longer happen, with the places in the tree that read what they wrote; the
 parameters of the class's ``__init__`` that the patched code no longer reads, with the calls
-that still pass them; and the class attributes of the parent the class no longer has.
+that still pass them; the class attributes of the parent the class no longer has; and the
+members still built only to be passed on to another class decoupled in the same run, with
+what that class now does with them (a second pass over the classes decoupled together).
 Everything here is found by name (the word index, then the parsed modules), so it can list
 a reader that reads something else of the same name; it never decides anything.
 """
@@ -19,13 +21,105 @@ _LIMIT = 5  # places listed per item; the count says how many more there are
 _COMMON = {"environ", "setdefault", "putenv", "register", "update", "set", "self", "envs", "os"}
 
 
-def assess(index, a: ClassAnalysis, patches: list[ModulePatch]) -> dict:
+def assess(index, a: ClassAnalysis, patches: list[ModulePatch], decoupled: tuple[str, ...] = ()) -> dict:
+    """``decoupled``: the names of every class this run decouples (for the second pass)."""
     after = next((p.after for p in patches if p.rel == a.cls.file), None)
     return {
         "global_writes": [_with_readers(index, a, s) for s in a.side_effects if s.rule in ("DC402", "DC403")],
         "unused_parameters": _unused_parameters(index, a, after) if after is not None else [],
         "class_attributes_gone": sorted(n for n, (m, _) in a.members.items() if m.kind == "class_attribute" and n not in a.kept),
+        "passed_on": _passed_on(a, after, patches, decoupled) if after is not None else [],
     }
+
+
+def _passed_on(a: ClassAnalysis, after: str, patches: list[ModulePatch], decoupled: tuple[str, ...]) -> list[dict]:
+    """Kept members of the parent that the patched class reads only as arguments to another
+    class decoupled in this run, and whether that class, patched, still reads the parameter.
+
+    What it proves: the member's every read in the patched class is such an argument. What it
+    does not: it reads only the patched ``__init__`` of the receiving class, so a parameter
+    stored and read elsewhere counts as read (it says "read"), never as unused.
+    """
+    trees = {}
+    for p in patches:
+        try:
+            trees[p.rel] = ast.parse(p.after)
+        except SyntaxError:
+            continue
+    mine = _class_node(trees.get(a.cls.file), a.cls.name)
+    if mine is None:
+        return []
+    inits = {}
+    for tree in trees.values():
+        for name in decoupled:
+            node = _class_node(tree, name)
+            init = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None) if node else None
+            if init is not None and name != a.cls.name:
+                inits[name] = init
+    parents = {id(c): n for n in ast.walk(mine) for c in ast.iter_child_nodes(n)}
+    out = []
+    for member in sorted(a.kept):
+        reads = [n for n in ast.walk(mine) if isinstance(n, ast.Attribute) and n.attr == member
+                 and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) and n.value.id == "self"]
+        if not reads:
+            continue
+        targets = [_argument_of(parents, r, inits) for r in reads]
+        if any(t is None for t in targets):
+            continue
+        for cls_name, param in sorted(set(targets)):
+            out.append({"member": member, "to": cls_name, "parameter": param,
+                        "use": _param_use(inits[cls_name], param), "lines": sorted({r.lineno for r in reads})})
+    return out
+
+
+def _class_node(tree, name: str):
+    if tree is None:
+        return None
+    return next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == name), None)
+
+
+def _argument_of(parents: dict, read: ast.AST, inits: dict) -> tuple[str, str] | None:
+    """(class, parameter) when ``read`` is, or is indexed into, an argument of a call of a class in
+    ``inits``; else None."""
+    node = read
+    while isinstance(parents.get(id(node)), ast.Subscript) and parents[id(node)].value is node:
+        node = parents[id(node)]
+    holder = parents.get(id(node))
+    kw = None
+    if isinstance(holder, ast.keyword):
+        kw, holder = holder.arg, parents.get(id(holder))
+    if not isinstance(holder, ast.Call) or node is holder.func:
+        return None
+    callee = holder.func.id if isinstance(holder.func, ast.Name) else getattr(holder.func, "attr", None)
+    init = inits.get(callee)
+    if init is None:
+        return None
+    params = [p.arg for p in init.args.posonlyargs + init.args.args][1:]
+    if kw is None:
+        index = holder.args.index(node) if node in holder.args else None
+        if index is None or index >= len(params) or any(isinstance(x, ast.Starred) for x in holder.args[:index + 1]):
+            return None
+        kw = params[index]
+    if kw is None or kw not in params + [p.arg for p in init.args.kwonlyargs]:
+        return None
+    return callee, kw
+
+
+def _param_use(init: ast.FunctionDef, param: str) -> dict:
+    """How the patched ``__init__`` reads a parameter: never, only compared with None, or otherwise."""
+    parents = {id(c): n for n in ast.walk(init) for c in ast.iter_child_nodes(n)}
+    loads = [n for n in ast.walk(init) if isinstance(n, ast.Name) and n.id == param and isinstance(n.ctx, ast.Load)]
+    if not loads:
+        return {"how": "never read"}
+
+    def none_test(n):
+        cmp = parents.get(id(n))
+        return (isinstance(cmp, ast.Compare) and len(cmp.ops) == 1 and isinstance(cmp.ops[0], (ast.Is, ast.IsNot))
+                and any(isinstance(x, ast.Constant) and x.value is None for x in [cmp.left, *cmp.comparators]))
+
+    if all(none_test(n) for n in loads):
+        return {"how": "only compared with None", "lines": sorted({n.lineno for n in loads})}
+    return {"how": "read", "lines": sorted({n.lineno for n in loads})[:_LIMIT]}
 
 
 def written_name(code: str) -> str | None:

@@ -94,6 +94,16 @@ def test_report_reads_as_the_pull_request(patched):
     assert {w["name"] for w in c["risk"]["global_writes"]} == {"SGLANG_FLASHINFER_WORKSPACE_SIZE"}
     assert [m["why"].split(",")[0] for m in c["comments_to_review"]] == [
         "names kv_indptr", "speaks of the parent or super()", "speaks of the parent or super()"]
+    # The second pass: the draft container still builds its index buffers, because the decoupled
+    # backend tests them against None (guarding the validations it keeps).
+    [d] = [c for c in report["classes"] if c["name"] == "TRTLLMHAAttnMultiStepDraftBackend"]
+    assert {(m["member"], m["parameter"], m["use"]["how"]) for m in d["risk"]["passed_on"]} == {
+        ("kv_indptr", "kv_indptr_buf", "only compared with None"),
+        ("kv_last_page_len", "kv_last_page_len_buf", "only compared with None")}
+    assert "`kv_indptr` is still built here only to be passed as `kv_indptr_buf`" in risk
+    # Members kept on uses that could not be ruled out are listed apart, for review.
+    assert {k["member"] for k in d["kept"] if not k["certain"]} == {"kv_index_translator", "max_context_len", "page_size", "req_to_token_pool"}
+    assert md.count("Kept because a use could not be ruled out") == 2
 
 
 def test_gpu_numbers_fold_into_why_and_how_tested(patched):
