@@ -59,6 +59,8 @@ def _passed_on(a: ClassAnalysis, after: str, patches: list[ModulePatch], decoupl
     parents = {id(c): n for n in ast.walk(mine) for c in ast.iter_child_nodes(n)}
     out = []
     for member in sorted(a.kept):
+        if any(e.rule != "DC101" for e in a.kept[member]):
+            continue  # also needed by kept parent code or by code elsewhere: not only passed on
         reads = [n for n in ast.walk(mine) if isinstance(n, ast.Attribute) and n.attr == member
                  and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) and n.value.id == "self"]
         if not reads:

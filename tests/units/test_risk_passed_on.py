@@ -26,9 +26,10 @@ def backend(body: str) -> str:
 """
 
 
-def passed_on(container: str, backend_src: str, decoupled=("Container", "Backend")):
+def passed_on(container: str, backend_src: str, decoupled=("Container", "Backend"), buf_rules=("DC101",)):
     after = dedent(container) + dedent(backend_src)
-    a = SimpleNamespace(cls=SimpleNamespace(file="pkg/m.py", name="Container"), kept={"buf": [], "steps": []})
+    kept = {"buf": [SimpleNamespace(rule=r) for r in buf_rules], "steps": [SimpleNamespace(rule="DC101")]}
+    a = SimpleNamespace(cls=SimpleNamespace(file="pkg/m.py", name="Container"), kept=kept)
     return _passed_on(a, after, [ModulePatch("pkg/m.py", after, after, {})], decoupled)
 
 
@@ -50,6 +51,11 @@ def test_what_the_receiving_class_now_does_with_it(body, how):
 
 def test_a_class_not_decoupled_in_this_run_is_not_looked_into():
     assert passed_on(CONTAINER, backend("            pass"), decoupled=("Container",)) == []
+
+
+def test_a_member_also_read_elsewhere_is_not_passed_on():
+    # buf is also read by code elsewhere in the tree (DC108): it is not built only to be passed on.
+    assert passed_on(CONTAINER, backend("            pass"), buf_rules=("DC101", "DC108")) == []
 
 
 def test_a_member_read_for_anything_else_is_not_passed_on():
