@@ -95,8 +95,9 @@ class Flow:
 
     def plainly_shown(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> tuple[str, str] | None:
         """A cheap test, without searching the tree: (verdict, note) when ``recv`` is a name that an
-        enclosing ``isinstance`` guard, or the annotation of the parameter it is, types as the
-        class, a subclass or a base; else None."""
+        enclosing ``isinstance`` guard, or the annotation of the parameter it is, names as the
+        class or one of its bases (no name is resolved, so a subclass is not recognised); else
+        None."""
         if not isinstance(recv, ast.Name):
             return None
         guard = self._isinstance_guard(mod, recv, at)
