@@ -178,10 +178,14 @@ def compute(tree: Tree, options: Options) -> Result:
     if patches and options.emit_tests:
         patches += regression_tests(tree, candidates, patches)
     pairs = list(zip(analyses, verdicts))
-    from .risk import assess
+    from .risk import assess, patched_trees
 
-    decoupled = tuple(a.cls.name for a, v in pairs if v.decision == Decision.DECOUPLE)
-    risks = {a.cls.name: assess(index, a, patches, decoupled) for a, v in pairs if v.decision == Decision.DECOUPLE} if options.presented else {}
+    risks = {}
+    if options.presented:
+        decoupled = [a for a, v in pairs if v.decision == Decision.DECOUPLE]
+        trees = patched_trees(patches) if decoupled else {}
+        names = tuple(a.cls.name for a in decoupled)
+        risks = {a.cls.name: assess(index, a, trees, names) for a in decoupled}
     return Result(
         report=report.build(tree.root, pairs, patches, risks),
         files=[Emitted(p.rel, p.before, p.after, p.encoding) for p in patches],

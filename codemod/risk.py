@@ -15,24 +15,38 @@ from __future__ import annotations
 import ast
 import re
 
+from .ast_util import walk
 from .model import ClassAnalysis, ModulePatch
 
 _LIMIT = 5  # places listed per item; the count says how many more there are
 _COMMON = {"environ", "setdefault", "putenv", "register", "update", "set", "self", "envs", "os"}
 
 
-def assess(index, a: ClassAnalysis, patches: list[ModulePatch], decoupled: tuple[str, ...] = ()) -> dict:
-    """``decoupled``: the names of every class this run decouples (for the second pass)."""
-    after = next((p.after for p in patches if p.rel == a.cls.file), None)
+def patched_trees(patches: list[ModulePatch]) -> dict[str, ast.Module]:
+    """Each patched module, parsed once for every class's assessment (a patch always parses:
+    the checks ran on it)."""
+    out = {}
+    for p in patches:
+        try:
+            out[p.rel] = ast.parse(p.after)
+        except SyntaxError:
+            continue
+    return out
+
+
+def assess(index, a: ClassAnalysis, trees: dict[str, ast.Module], decoupled: tuple[str, ...] = ()) -> dict:
+    """``trees``: ``patched_trees`` of the run; ``decoupled``: the names of every class it
+    decouples (for the second pass)."""
+    after = trees.get(a.cls.file)
     return {
         "global_writes": [_with_readers(index, a, s) for s in a.side_effects if s.rule in ("DC402", "DC403")],
         "unused_parameters": _unused_parameters(index, a, after) if after is not None else [],
         "class_attributes_gone": sorted(n for n, (m, _) in a.members.items() if m.kind == "class_attribute" and n not in a.kept),
-        "passed_on": _passed_on(a, after, patches, decoupled) if after is not None else [],
+        "passed_on": _passed_on(a, trees, decoupled) if after is not None else [],
     }
 
 
-def _passed_on(a: ClassAnalysis, after: str, patches: list[ModulePatch], decoupled: tuple[str, ...]) -> list[dict]:
+def _passed_on(a: ClassAnalysis, trees: dict[str, ast.Module], decoupled: tuple[str, ...]) -> list[dict]:
     """Kept members of the parent that the patched class reads only as arguments to another
     class decoupled in this run, and whether that class, patched, still reads the parameter.
 
@@ -40,12 +54,6 @@ def _passed_on(a: ClassAnalysis, after: str, patches: list[ModulePatch], decoupl
     does not: it reads only the patched ``__init__`` of the receiving class, so a parameter
     stored and read elsewhere counts as read (it says "read"), never as unused.
     """
-    trees = {}
-    for p in patches:
-        try:
-            trees[p.rel] = ast.parse(p.after)
-        except SyntaxError:
-            continue
     mine = _class_node(trees.get(a.cls.file), a.cls.name)
     if mine is None:
         return []
@@ -56,12 +64,13 @@ def _passed_on(a: ClassAnalysis, after: str, patches: list[ModulePatch], decoupl
             init = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None) if node else None
             if init is not None and name != a.cls.name:
                 inits[name] = init
-    parents = {id(c): n for n in ast.walk(mine) for c in ast.iter_child_nodes(n)}
+    parents: dict = {}
+    nodes = walk(mine, parents)
     out = []
     for member in sorted(a.kept):
         if any(e.rule != "DC101" for e in a.kept[member]):
             continue  # also needed by kept parent code or by code elsewhere: not only passed on
-        reads = [n for n in ast.walk(mine) if isinstance(n, ast.Attribute) and n.attr == member
+        reads = [n for n in nodes if isinstance(n, ast.Attribute) and n.attr == member
                  and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) and n.value.id == "self"]
         if not reads:
             continue
@@ -109,8 +118,8 @@ def _argument_of(parents: dict, read: ast.AST, inits: dict) -> tuple[str, str] |
 
 def _param_use(init: ast.FunctionDef, param: str) -> dict:
     """How the patched ``__init__`` reads a parameter: never, only compared with None, or otherwise."""
-    parents = {id(c): n for n in ast.walk(init) for c in ast.iter_child_nodes(n)}
-    loads = [n for n in ast.walk(init) if isinstance(n, ast.Name) and n.id == param and isinstance(n.ctx, ast.Load)]
+    parents: dict = {}
+    loads = [n for n in walk(init, parents) if isinstance(n, ast.Name) and n.id == param and isinstance(n.ctx, ast.Load)]
     if not loads:
         return {"how": "never read"}
 
@@ -154,15 +163,11 @@ def _with_readers(index, a: ClassAnalysis, effect) -> dict:
     return out
 
 
-def _unused_parameters(index, a: ClassAnalysis, after: str) -> list[dict]:
+def _unused_parameters(index, a: ClassAnalysis, tree: ast.Module) -> list[dict]:
     init = a.cls.methods.get("__init__")
     if init is None:
         return []
-    try:
-        tree = ast.parse(after)
-    except SyntaxError:
-        return []
-    new = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == a.cls.name), None)
+    new = _class_node(tree, a.cls.name)
     new_init = next((n for n in new.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None) if new else None
     if new_init is None:
         return []

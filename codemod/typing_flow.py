@@ -103,8 +103,8 @@ class Flow:
         guard = self._isinstance_guard(mod, recv, at)
         if guard is not None:
             return (self.rel.combine(guard), "isinstance guard") if self._named(guard) else None
-        fn = next((n for n in enclosing(mod, at) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))), None)
-        if fn is None:
+        fn = _scope(mod, at)
+        if fn is mod.tree:
             return None
         a = fn.args
         ann = next((p.annotation for p in a.posonlyargs + a.args + a.kwonlyargs if p.arg == recv.id), None)
@@ -145,7 +145,7 @@ class Flow:
         """
         if dotted_name(recv) is None:
             return None
-        scope = next((n for n in enclosing(mod, at) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))), mod.tree)
+        scope = _scope(mod, at)
         head = recv
         while isinstance(head, ast.Attribute):
             head = head.value
@@ -162,7 +162,7 @@ class Flow:
             head = head.value
         if not isinstance(head, ast.Name):
             return False
-        scope = next((n for n in enclosing(mod, at) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))), mod.tree)
+        scope = _scope(mod, at)
         return self._bound_more_than_once(scope, head.id)
 
     def _bound_more_than_once(self, scope: ast.AST, name: str) -> bool:
@@ -218,6 +218,11 @@ class Flow:
             child = anc
         return None
 
+
+
+def _scope(mod: ModuleInfo, at: ast.AST) -> ast.AST:
+    """The innermost function (or lambda) around ``at``, else the module."""
+    return next((n for n in enclosing(mod, at) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))), mod.tree)
 
 
 def _bindings(scope: ast.AST, name: str) -> int:

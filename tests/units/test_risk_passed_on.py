@@ -6,7 +6,7 @@ from textwrap import dedent
 import pytest
 
 from codemod.model import ModulePatch
-from codemod.risk import _passed_on
+from codemod.risk import _passed_on, patched_trees
 
 CONTAINER = """
     class Container:
@@ -30,7 +30,7 @@ def passed_on(container: str, backend_src: str, decoupled=("Container", "Backend
     after = dedent(container) + dedent(backend_src)
     kept = {"buf": [SimpleNamespace(rule=r) for r in buf_rules], "steps": [SimpleNamespace(rule="DC101")]}
     a = SimpleNamespace(cls=SimpleNamespace(file="pkg/m.py", name="Container"), kept=kept)
-    return _passed_on(a, after, [ModulePatch("pkg/m.py", after, after, {})], decoupled)
+    return _passed_on(a, patched_trees([ModulePatch("pkg/m.py", after, after, {})]), decoupled)
 
 
 def test_no_change_when_the_member_is_read_here():
