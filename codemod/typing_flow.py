@@ -111,8 +111,7 @@ class Flow:
         types = annotation_types(mod, ann) if ann is not None else None
         if not types or not self._named(types):
             return None
-        shown = ", ".join(sorted({t.rsplit(".", 1)[-1] for t in types})[:3])
-        return self.rel.combine(types), f"annotated {shown}"
+        return self.rel.combine(types), f"annotated {_shown(types)}"
 
     def _typed(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> tuple[str, str, bool]:
         guard = self._isinstance_guard(mod, recv, at)
@@ -125,8 +124,7 @@ class Flow:
         verdict = self.rel.combine(types)
         if not types:
             return verdict, "its type is unknown", False
-        shown = ", ".join(sorted({t.lstrip(EXACT).rsplit(".", 1)[-1] for t in types})[:3])
-        return verdict, f"typed {shown}", self._related(types)
+        return verdict, f"typed {_shown(types)}", self._related(types)
 
     def _named(self, types: list[str]) -> bool:
         """Whether some type is, by its qualified name, the class or a base (nothing is resolved)."""
@@ -135,7 +133,7 @@ class Flow:
 
     def _related(self, types: list[str]) -> bool:
         """Whether some type is the class, a subclass or a base of it (Any and object show nothing)."""
-        return any(self.rel.of(t) == YES or (t in self.rel.ancestors and t not in _UNKNOWN_TYPES) for t in types)
+        return self._named(types) or any(self.rel.of(t) == YES for t in types)
 
     def _co_access(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> str | None:
         """An attribute read on the same object that no instance of the target has, if any.
@@ -218,6 +216,11 @@ class Flow:
             child = anc
         return None
 
+
+
+def _shown(types: list[str]) -> str:
+    """Up to three of the types, by their short names, for a note."""
+    return ", ".join(sorted({t.lstrip(EXACT).rsplit(".", 1)[-1] for t in types})[:3])
 
 
 def _scope(mod: ModuleInfo, at: ast.AST) -> ast.AST:
