@@ -167,3 +167,24 @@ def resolve_relative(modname: str, is_package: bool, target: str | None, level: 
     if target:
         return f"{base}.{target}" if base else target
     return base
+
+
+def binding_count(scope: ast.AST, name: str) -> int:
+    """How many times ``scope`` binds ``name``: each binding is a separate object, so what one
+    binding's reads prove says nothing of another's (two ``except ... as e``, say)."""
+    n = 0
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        a = scope.args
+        n += sum(1 for p in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x] if p.arg == name)
+    for node in walk(scope):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+            n += 1
+        elif isinstance(node, ast.ExceptHandler) and node.name == name:
+            n += 1
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            n += sum(1 for x in node.names if (x.asname or x.name).split(".")[0] == name)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not scope and node.name == name:
+            n += 1
+        elif type(node).__name__ in ("MatchAs", "MatchStar") and getattr(node, "name", None) == name:
+            n += 1
+    return n

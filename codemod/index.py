@@ -126,6 +126,15 @@ class ModuleInfo:
         """Every node of the module, in ``ast.walk`` order (one walk, shared with ``parents``)."""
         return self._walked[0]
 
+    @cached_property
+    def attributes(self) -> dict[str, list[ast.Attribute]]:
+        """Attribute name -> every ``x.name`` node of the module (read, stored or deleted)."""
+        out: dict[str, list[ast.Attribute]] = {}
+        for node in self.nodes:
+            if node.__class__ is ast.Attribute:
+                out.setdefault(node.attr, []).append(node)
+        return out
+
     @property
     def parents(self) -> dict[int, ast.AST]:
         """Node id -> parent node."""
@@ -225,6 +234,10 @@ class ModuleInfo:
 _BUILTIN_NAMES = {"object", "Exception", "BaseException", "ValueError", "dict", "list", "tuple", "set", "int", "str", "type"}
 
 
+class OverBudget(Exception):
+    """A module would have to be parsed, and the parses allowed (``Index.parses_left``) are spent."""
+
+
 class Index:
     """Parses modules of a Tree on demand and answers class queries."""
 
@@ -232,9 +245,17 @@ class Index:
         self.tree = tree
         self._modules: dict[str, ModuleInfo | None] = {}
         self.syntax_errors: dict[str, str] = {}
+        # How many more modules may be parsed (None: any number); work that would go past it
+        # is stopped with OverBudget (parsing is most of what a run costs).
+        self.parses_left: int | None = None
+        self._subclasses: dict[int, list[ClassInfo]] = {}
 
     def module(self, rel: str) -> ModuleInfo | None:
         if rel not in self._modules:
+            if self.parses_left is not None:
+                if self.parses_left <= 0:
+                    raise OverBudget(rel)
+                self.parses_left -= 1
             self._modules[rel] = self._parse(rel)
         return self._modules[rel]
 
@@ -335,9 +356,22 @@ class Index:
         return names
 
     def subclasses(self, parent: ClassInfo) -> list[ClassInfo]:
-        """Direct subclasses of a class anywhere in the tree (text prefilter on its name)."""
+        key = id(parent.node)
+        if key not in self._subclasses:
+            self._subclasses[key] = self._find_subclasses(parent)
+        return self._subclasses[key]
+
+    def _find_subclasses(self, parent: ClassInfo) -> list[ClassInfo]:
+        """Direct subclasses of a class anywhere in the tree.
+
+        Only files are parsed whose text names the class inside a class statement's bases
+        (``class S(..., mod.Parent, ...):``, up to the colon) or imports it under another name.
+        """
+        name = re.escape(parent.name)
+        in_bases = re.compile(rf"class\s+\w+\s*\([^:]*?\b{name}\b")
+        renamed = re.compile(rf"{name}\s+as\s+\w+")  # a literal first: scanned for at C speed
         out = []
-        for rel in self.tree.grep(re.compile(rf"\b{re.escape(parent.name)}\b"), words=(parent.name,)):
+        for rel in self.tree.grep(lambda text: bool(in_bases.search(text) or renamed.search(text)), words=(parent.name,)):
             mod = self.module(rel)
             if mod is None:
                 continue
@@ -432,6 +466,11 @@ def enclosing(mod: ModuleInfo, node: ast.AST):
     while cur is not None:
         yield cur
         cur = par.get(id(cur))
+
+
+def scope_of(mod: ModuleInfo, at: ast.AST) -> ast.AST:
+    """The innermost function (or lambda) around ``at``, else the module."""
+    return next((n for n in enclosing(mod, at) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))), mod.tree)
 
 
 def enclosing_def(mod: ModuleInfo, node: ast.AST):

@@ -1,8 +1,32 @@
-"""What an expression of the tree may evaluate to: the classes an annotation, an assignment, a
-call site or a return annotation allows.
+"""What an expression of the tree may evaluate to: the classes its sources allow.
 
 ``typing_flow`` asks this for the receivers of attribute reads; every answer is a list of
 qualified class names, or None when it is not clear (which counts as "may be anything").
+
+## What an answer proves
+A list holds every class the expression can evaluate to, given that annotations are true and
+that the tree holds all the code that stores into the attributes and calls the functions
+involved. The sources are followed backwards: annotations; the bindings of a name in its scope
+(a free name: in the enclosing one); the arguments at every call site of a parameter; the
+return statements of whatever a call can run (``type_calls``); the operands of ``a or b`` and
+``a if c else b``; and the stores that can reach an attribute (``type_attrs``): on a receiver
+whose classes are known, only the stores that can reach those classes' instances, else every
+store of that name in the tree.
+
+Answers are computed on demand and memoised. A cycle (``a.x = b.y`` and ``b.y = a.x``) is
+solved as a least fixpoint: it adds nothing that does not enter it from outside. Each receiver
+may take ``BUDGET`` steps and parse ``PARSES`` more modules; a receiver that needs more is
+unknown, and nothing cut short is kept for the others.
+
+## Known limits
+Annotations are trusted. Code outside the tree (a base class from a library, a user of the
+library) that stores into the tree's objects or calls its functions is not seen: a holder with
+a base outside the tree (other than ``PLAIN_BASES``) falls back to every store of that name in
+the tree, and a parameter with no call site in the tree is unknown. Stores into a tuple target
+(``a.x, a.y = ...``) or through a computed ``setattr`` are seen only inside the holder's own
+classes (where they make the answer unknown), not elsewhere. A ``__getattr__`` in the holder's
+classes makes the answer unknown. Elements of containers are followed only for attributes
+and literals.
 """
 
 from __future__ import annotations
@@ -11,65 +35,22 @@ import ast
 import re
 
 from .ast_util import dotted_name, first_param, is_static, walk
-from .index import ClassInfo, Index, ModuleInfo, enclosing_def
+from .index import ClassInfo, Index, ModuleInfo, OverBudget, enclosing_def, scope_of
 from .model import Receiver
+from .type_annotations import EXACT, PLAIN_BASES, UNREACHED, annotation_types
+from .type_attrs import Attributes
+from .type_calls import Calls
 
-UNREACHED = "<unreached>"  # the value comes only from code that no longer runs
-EXACT = "="  # prefix of a type known exactly (a constructor call), not "this class or a subclass"
+__all__ = ["EXACT", "UNREACHED", "Types", "annotation_types"]
 
-_CONTAINERS = {"List", "list", "Sequence", "Tuple", "tuple", "Iterable", "Set", "set", "FrozenSet", "Deque", "deque", "Iterator", "MutableSequence"}
-_WRAPPERS = {"Optional", "Final", "ClassVar", "Annotated"}
-
-def annotation_types(mod: ModuleInfo, ann: ast.AST | None, element: bool = False) -> list[str] | None:
-    """Qualified class names an annotation allows; None when it says nothing useful."""
-    if ann is None:
-        return None
-    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
-        try:
-            ann = ast.parse(ann.value, mode="eval").body
-        except SyntaxError:
-            return None
-    if isinstance(ann, ast.Constant) and ann.value is None:
-        return []
-    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
-        a = annotation_types(mod, ann.left, element)
-        b = annotation_types(mod, ann.right, element)
-        return None if a is None or b is None else a + b
-    if isinstance(ann, ast.Subscript):
-        head = (dotted_name(ann.value) or "").rsplit(".", 1)[-1]
-        args = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
-        if head in _WRAPPERS:
-            return annotation_types(mod, args[0], element)
-        if head == "Union":
-            out = []
-            for a in args:
-                t = annotation_types(mod, a, element)
-                if t is None:
-                    return None
-                out += t
-            return out
-        if head in _CONTAINERS:
-            if not element:
-                return [f"builtins.{head.lower()}"]
-            out = []
-            for a in args:
-                if isinstance(a, ast.Constant) and a.value is Ellipsis:
-                    continue
-                t = annotation_types(mod, a, False)
-                if t is None:
-                    return None
-                out += t
-            return out
-        return [mod.qualify(ann.value)] if not element else None
-    name = dotted_name(ann)
-    if name is None:
-        return None
-    if element:
-        return None
-    return [mod.qualify(ann)]
+BUDGET = 400  # typing steps per receiver: one over it is unknown, and only that one
+PARSES = 8  # modules one receiver's typing may parse: one that needs more is unknown
+_NESTING = 60  # deeper chains than this are unknown (Python's stack is the limit)
+_ROUNDS = 8  # a cycle that has not settled after this many rounds is unknown
+_OVER = ("over budget",)  # the mark of an answer cut short, which is never memoised
 
 
-class Types:
+class Types(Calls, Attributes):
     """What an expression of the tree may evaluate to, for one target class (whose relation to
     each type decides when a parameter's annotation is enough, and when its call sites are needed)."""
 
@@ -77,8 +58,70 @@ class Types:
         self.index = index
         self.rel = rel
         self.site_filter = site_filter  # (module, call) -> True to ignore a call site (code the rewrite drops)
-        self._attr_types: dict[str, list[str] | None] = {}
-        self._params: dict = {}
+        self._memos: dict[tuple, list[str] | None] = {}
+        self._active: set[tuple] = set()
+        self._frames: list[set] = []
+        self._approx: dict[tuple, list[str] | None] = {}
+        self._steps = BUDGET
+        self._family: dict[str, list[ClassInfo]] = {}
+        self._scope_reads: dict[int, tuple[dict[str, list[str]], set[str]]] = {}
+        self._bound: dict[tuple[int, str], bool] = {}
+
+    def query(self, mod: ModuleInfo, expr: ast.AST, at: ast.AST) -> list[str] | None:
+        """``expr_types`` for one receiver, with a fresh budget of steps and of modules to parse;
+        None (unknown) when it needs more of either (parsing is most of what a run costs)."""
+        self._steps = BUDGET
+        self.index.parses_left = PARSES
+        try:
+            return self.expr_types(mod, expr, at)
+        except OverBudget:
+            return None
+        finally:
+            self.index.parses_left = None
+
+    def _memo(self, key: tuple, compute) -> list[str] | None:
+        """``compute()``, memoised under ``key``, with cycles solved as a least fixpoint.
+
+        A key asked for while it is being computed answers its current approximation (at
+        first: no type) and marks every answer above it as resting on that guess; the key is
+        then computed again until the approximation holds. Answers resting on a guess of a key
+        still being computed, or cut short by the budget, are not memoised.
+        """
+        if key in self._memos:
+            return self._memos[key]
+        frames = self._frames
+        if key in self._active:
+            frames[-1].add(key)
+            return self._approx.get(key, [])
+        if self._steps <= 0 or len(frames) >= _NESTING:
+            if frames:
+                frames[-1].add(_OVER)
+            return None
+        self._active.add(key)
+        deps: set = set()
+        frames.append(deps)
+        try:
+            for _ in range(_ROUNDS):
+                self._steps -= 1
+                deps.clear()
+                result = compute()
+                guess = self._approx.get(key, [])
+                if key not in deps or _same(result, guess):
+                    break
+                self._approx[key] = result
+            else:
+                result = None
+        finally:
+            frames.pop()
+            self._active.discard(key)
+            self._approx.pop(key, None)
+        deps.discard(key)
+        if deps:
+            if frames:
+                frames[-1] |= deps
+        else:
+            self._memos[key] = result
+        return result
 
     def value_types(self, mod: ModuleInfo, value: ast.AST | None, element: bool = False) -> list[str] | None:
         """Types an assigned value may have (or its elements, for a container)."""
@@ -96,7 +139,17 @@ class Types:
                     return None
                 out += t
             return out
-        if isinstance(value, (ast.Dict, ast.DictComp, ast.JoinedStr, ast.Compare, ast.BoolOp)) and not element:
+        if isinstance(value, (ast.BoolOp, ast.IfExp)) and not element:
+            # ``a or b`` and ``a if c else b`` are one of their operands, not a new object.
+            parts = value.values if isinstance(value, ast.BoolOp) else [value.body, value.orelse]
+            out = []
+            for part in parts:
+                t = self.expr_types(mod, part, part)
+                if t is None:
+                    return None
+                out += t
+            return out
+        if isinstance(value, (ast.Dict, ast.DictComp, ast.JoinedStr, ast.Compare)) and not element:
             return ["builtins.object_literal"]
         if isinstance(value, ast.ListComp) and element:
             return self.value_types(mod, value.elt)
@@ -109,49 +162,66 @@ class Types:
             return self.attr_types(value.attr)
         return None
 
-    def call_types(self, mod: ModuleInfo, call: ast.Call) -> list[str] | None:
-        """Types from the return annotation of a module-level function in the tree."""
-        name = dotted_name(call.func)
-        if not name:
-            return None
-        q = mod.qualify(call.func)
-        modname, _, fname = q.rpartition(".")
-        target = self.index.module_by_name(modname) if modname else None
-        if target is None:
-            return None
-        for stmt in target.tree.body:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == fname:
-                return annotation_types(target, stmt.returns)
-        return None
 
     # ---- receivers ------------------------------------------------------------
-    def expr_types(self, mod: ModuleInfo, expr: ast.AST, at: ast.AST, depth: int = 0) -> list[str] | None:
+    def expr_types(self, mod: ModuleInfo, expr: ast.AST, at: ast.AST) -> list[str] | None:
         """The classes an expression may evaluate to, or None when that is not clear."""
-        if depth > 4:
-            return None
         fn, cls = enclosing_def(mod, at)
         if isinstance(expr, ast.Name):
             if fn is not None and cls is not None and not is_static(fn) and expr.id == first_param(fn):
                 return [cls.qualname]
-            return self._name_types(mod, expr.id, fn, depth)
+            return self._name_types(mod, expr.id, scope_of(mod, at))
         if isinstance(expr, ast.Call):
             return self.value_types(mod, expr)
         base, element = expr, False
         if isinstance(base, ast.Subscript):
             base, element = base.value, True
         if isinstance(base, ast.Attribute):
-            owner = base.value
-            if fn is not None and cls is not None and isinstance(owner, ast.Name) and owner.id == first_param(fn):
-                return self._own_attr_types(mod, cls, base.attr, element)
+            holders = self._holders(mod, base.value, at)
+            if holders is not None:
+                return self._held_types(holders, base.attr, element)
             return self.attr_types(base.attr, element)
         return self.value_types(mod, expr, element)
 
-    def _param_flow(self, mod: ModuleInfo, fn: ast.FunctionDef, pname: str, depth: int) -> list[str] | None:
+    def _holders(self, mod: ModuleInfo, owner: ast.AST, at: ast.AST) -> list[tuple[ClassInfo, bool]] | None:
+        """The classes of the tree ``owner`` may be an instance of, each with whether it is
+        exactly that class; None when some type is unknown or not a class of the tree."""
+        t = self.expr_types(mod, owner, at)
+        if not t:
+            return None
+        out = []
+        for q in t:
+            k = self.index.resolve_class(q.lstrip(EXACT))
+            if k is None:
+                return None
+            out.append((k, q.startswith(EXACT)))
+        return out
+
+
+    def ancestor_classes(self, cls: ClassInfo) -> list[ClassInfo | None]:
+        """The ancestors of ``cls`` in the order ``Index.ancestors`` gives, with None for each
+        base outside the tree that may give instances attributes (not ``PLAIN_BASES``)."""
+        key = ("ancestors", cls.qualname)
+        if key not in self._memos:
+            out: list[ClassInfo | None] = []
+            for q in self.index.ancestors(cls):
+                c = self.index.resolve_class(q)
+                if c is not None or q not in PLAIN_BASES:
+                    out.append(c)
+            self._memos[key] = out
+        return self._memos[key]
+
+    def _subs(self, cls: ClassInfo) -> list[ClassInfo]:
+        if cls.qualname not in self._family:
+            self._family[cls.qualname] = self.index.subclasses_deep(cls)
+        return self._family[cls.qualname]
+
+
+    def _param_flow(self, mod: ModuleInfo, fn: ast.FunctionDef, pname: str) -> list[str] | None:
         """Types of a parameter from the arguments at every call site in the tree."""
-        key = (mod.rel, fn.lineno, pname)
-        if key in self._params:
-            return self._params[key]
-        self._params[key] = None  # recursion resolves to "unknown"
+        return self._memo(("param", mod.rel, fn.lineno, pname), lambda: self._param_sites(mod, fn, pname))
+
+    def _param_sites(self, mod: ModuleInfo, fn: ast.FunctionDef, pname: str) -> list[str] | None:
         _, cls = enclosing_def(mod, fn.body[0]) if fn.body else (None, None)
         params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
         if fn.name == "__init__" and cls is not None:
@@ -184,17 +254,23 @@ class Types:
                         arg = call.args[idx]
                 if arg is None:
                     continue  # the default applies
-                t = self.expr_types(site_mod, arg, call, depth + 1)
+                t = self.expr_types(site_mod, arg, call)
                 if t is None:
                     return None
                 out += t
         # Every call site sits in code the rewrite drops: nothing reaches this parameter.
-        result = out if sites else ([UNREACHED] if filtered else None)
-        self._params[key] = result
-        return result
+        return out if sites else ([UNREACHED] if filtered else None)
 
-    def _name_types(self, mod: ModuleInfo, name: str, fn, depth: int = 0) -> list[str] | None:
-        scope = fn if fn is not None else mod.tree
+    def _name_types(self, mod: ModuleInfo, name: str, scope: ast.AST) -> list[str] | None:
+        """Types of a name from its bindings in ``scope`` (a function, a lambda or the module)."""
+        return self._memo(("name", mod.rel, id(scope), name), lambda: self._name_sources(mod, name, scope))
+
+    def _name_sources(self, mod: ModuleInfo, name: str, scope: ast.AST) -> list[str] | None:
+        fn = None if isinstance(scope, ast.Module) else scope
+        if isinstance(fn, ast.Lambda):
+            a = fn.args
+            if any(p.arg == name for p in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x]):
+                return None  # what a lambda is called with is not followed
         out: list[str] = []
         found = False
         if fn is not None:
@@ -203,7 +279,7 @@ class Types:
                     found = True
                     t = annotation_types(mod, a.annotation)
                     if t is None or self.rel.combine(t) == Receiver.MAYBE:
-                        flowed = self._param_flow(mod, fn, name, depth)
+                        flowed = self._param_flow(mod, fn, name)
                         t = flowed if flowed is not None else t
                     if t is None:
                         return None
@@ -211,7 +287,7 @@ class Types:
         for node in walk(scope):
             if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
                 found = True
-                t = self.value_types(mod, node.value)
+                t = self.expr_types(mod, node.value, node)
                 if t is None:
                     return None
                 out += t
@@ -237,30 +313,10 @@ class Types:
                 return None
             elif isinstance(node, ast.NamedExpr) and node.target.id == name:
                 return None
-        return out if found else None
-
-    def _own_attr_types(self, mod: ModuleInfo, cls: ClassInfo, attr: str, element: bool) -> list[str] | None:
-        """Types of ``self.attr`` from the assignments inside one class."""
-        out: list[str] = []
-        found = False
-        for stmt in cls.node.body:
-            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
-                found = True
-                t = annotation_types(mod, stmt.annotation, element)
-                if t is None:
-                    return None
-                out += t
-        for fn in cls.methods.values():
-            sn = first_param(fn)
-            for node in walk(fn):
-                res = _attr_assignment(node, attr, sn)
-                if res is None:
-                    continue
-                found = True
-                t = self._assignment_types(mod, node, res, element, fn)
-                if t is None:
-                    return None
-                out += t
+            elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+                return None  # bound by another scope's code too
+        if not found and fn is not None:
+            return self._name_types(mod, name, scope_of(mod, fn))  # a free name: the enclosing scope's
         return out if found else None
 
     def _assignment_types(self, mod, node, value, element, fn) -> list[str] | None:
@@ -271,79 +327,13 @@ class Types:
         if isinstance(value, ast.Name) and fn is not None:
             if element:
                 return None
-            return self._name_types(mod, value.id, fn)
+            return self._name_types(mod, value.id, scope_of(mod, node))
         if isinstance(node, ast.Call):  # self.attr.append(value)
             return self.value_types(mod, value) if element else []
+        if isinstance(value, (ast.Attribute, ast.Call)) and not element:
+            return self.expr_types(mod, value, node)
         return self.value_types(mod, value, element)
 
-    def attr_types(self, attr: str, element: bool = False) -> list[str] | None:
-        """Types of ``<anything>.attr`` across the whole tree (every assignment of that name)."""
-        key = f"{attr}[]" if element else attr
-        if key in self._attr_types:
-            return self._attr_types[key]
-        self._attr_types[key] = None  # a cycle (a.x = b.y; b.y = a.x) resolves to "unknown"
-        a = re.escape(attr)
-        # Three patterns rather than one alternation: each starts with a literal, which the
-        # regex engine scans for at C speed; the line-start form runs only after a cheap hit.
-        assigned = re.compile(rf"\.{a}(?:\s*(?::[^=\n]*)?=[^=]|\.(?:append|extend|insert)\()")
-        declared, declared_here = re.compile(rf"{a}[ \t]*:"), re.compile(rf"^[ \t]*{a}[ \t]*:", re.M)
 
-        def rx(text: str) -> bool:
-            return bool(assigned.search(text) or declared.search(text) and declared_here.search(text))
-
-        out: list[str] | None = []
-        found = False
-        for rel in self.index.tree.grep(rx, words=(attr,)):
-            mod = self.index.module(rel)
-            if mod is None:
-                out = None
-                break
-            for node in mod.nodes:
-                if isinstance(node, ast.ClassDef):
-                    for stmt in node.body:
-                        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
-                            found = True
-                            t = annotation_types(mod, stmt.annotation, element)
-                            if t is None:
-                                out = None
-                                break
-                            out += t
-                    if out is None:
-                        break
-                    continue
-                value = _attr_assignment(node, attr, None)
-                if value is None:
-                    continue
-                found = True
-                fn, _ = enclosing_def(mod, node)
-                t = self._assignment_types(mod, node, value, element, fn)
-                if t is None:
-                    out = None
-                    break
-                out += t
-            if out is None:
-                break
-        result = out if (out is None or found) else None
-        self._attr_types[key] = result
-        return result
-
-
-def _attr_assignment(node: ast.AST, attr: str, selfname: str | None):
-    """The value assigned to ``X.attr`` by this node (X = selfname when given), else None."""
-
-    def match(t):
-        return isinstance(t, ast.Attribute) and t.attr == attr and (
-            selfname is None or (isinstance(t.value, ast.Name) and t.value.id == selfname)
-        )
-
-    if isinstance(node, ast.Assign) and any(match(t) for t in node.targets):
-        return node.value
-    if isinstance(node, ast.AnnAssign) and match(node.target):
-        return node.value if node.value is not None else node.annotation
-    if (
-        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "insert")
-        and match(node.func.value) and node.args
-    ):
-        return node.args[-1]
-    return None
-
+def _same(a: list[str] | None, b: list[str] | None) -> bool:
+    return a is None and b is None or a is not None and b is not None and set(a) == set(b)

@@ -2,10 +2,11 @@
 
 The rest of the checkout reads attributes on objects whose class is not written
 down. An attribute read counts as a use of C's inherited member unless the
-receiver is clearly *not* a C: its type is pinned by an ``isinstance`` guard, an
-annotation, or every assignment of the name or attribute it comes from, and
-none of those types can hold a C. Anything unclear counts as a use (by name):
-the analysis errs towards keeping members, never towards dropping them.
+receiver is clearly *not* a C: an ``isinstance`` guard or an annotation pins its
+type, or every source of its value (``type_exprs``) does, and none of those types
+can hold a C; or the same object is read for an attribute no C has. Anything
+unclear counts as a use (by name): the analysis errs towards keeping members,
+never towards dropping them.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from .ast_util import dotted_name, walk
-from .index import ClassInfo, Index, ModuleInfo, enclosing, enclosing_def
+from .ast_util import dotted_name
+from .index import ClassInfo, Index, ModuleInfo, enclosing, enclosing_def, scope_of
 from .model import Receiver
 from .type_exprs import EXACT, UNREACHED, Types, annotation_types
 
@@ -78,8 +79,6 @@ class Flow:
         self.rel = Relation(target, index)
         self.types = Types(index, self.rel, site_filter)
         self._may_have: set[str] | None = None
-        self._scope_loads: dict[int, dict[str, list[str]]] = {}
-        self._bound: dict[tuple[int, str], bool] = {}
 
     def receiver(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> tuple[str, str]:
         """(verdict, note) for whether ``recv`` may be an instance of the target."""
@@ -103,7 +102,7 @@ class Flow:
         guard = self._isinstance_guard(mod, recv, at)
         if guard is not None:
             return (self.rel.combine(guard), "isinstance guard") if self._named(guard) else None
-        fn = _scope(mod, at)
+        fn = scope_of(mod, at)
         if fn is mod.tree:
             return None
         a = fn.args
@@ -120,7 +119,7 @@ class Flow:
         lacking = self._co_access(mod, recv, at)
         if lacking is not None:
             return NO, f"the same object also has .{lacking}, which {self.rel.target.name} instances lack", True
-        types = self.types.expr_types(mod, recv, at)
+        types = self.types.query(mod, recv, at)
         verdict = self.rel.combine(types)
         if not types:
             return verdict, "its type is unknown", False
@@ -141,16 +140,8 @@ class Flow:
         Such an object cannot be an instance of the target (the read would raise),
         so its other reads are not uses of the target's members.
         """
-        if dotted_name(recv) is None:
-            return None
-        scope = _scope(mod, at)
-        head = recv
-        while isinstance(head, ast.Attribute):
-            head = head.value
-        if isinstance(head, ast.Name) and self._bound_more_than_once(scope, head.id):
-            return None
-        loads = self._loads(scope).get(ast.dump(recv), ())
-        return next((attr for attr in loads if attr not in self.may_have), None)
+        reads = self.types.reads_beside(mod, recv, at)
+        return next((attr for attr in reads or () if attr not in self.may_have), None)
 
     def _rebound(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> bool:
         """Whether the name ``recv`` starts with is bound more than once in its scope (a guard on
@@ -160,26 +151,7 @@ class Flow:
             head = head.value
         if not isinstance(head, ast.Name):
             return False
-        scope = _scope(mod, at)
-        return self._bound_more_than_once(scope, head.id)
-
-    def _bound_more_than_once(self, scope: ast.AST, name: str) -> bool:
-        key = (id(scope), name)
-        if key not in self._bound:
-            self._bound[key] = _bindings(scope, name) > 1
-        return self._bound[key]
-
-    def _loads(self, scope: ast.AST) -> dict[str, list[str]]:
-        """Receiver (dumped) -> attribute names read on it, over one scope: built once per scope."""
-        key = id(scope)
-        if key not in self._scope_loads:
-            out: dict[str, list[str]] = {}
-            for node in walk(scope):
-                if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and not node.attr.startswith("__"):
-                    if dotted_name(node.value) is not None:
-                        out.setdefault(ast.dump(node.value), []).append(node.attr)
-            self._scope_loads[key] = out
-        return self._scope_loads[key]
+        return self.types.bound_more_than_once(scope_of(mod, at), head.id)
 
     @property
     def may_have(self) -> set[str]:
@@ -221,32 +193,6 @@ class Flow:
 def _shown(types: list[str]) -> str:
     """Up to three of the types, by their short names, for a note."""
     return ", ".join(sorted({t.lstrip(EXACT).rsplit(".", 1)[-1] for t in types})[:3])
-
-
-def _scope(mod: ModuleInfo, at: ast.AST) -> ast.AST:
-    """The innermost function (or lambda) around ``at``, else the module."""
-    return next((n for n in enclosing(mod, at) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))), mod.tree)
-
-
-def _bindings(scope: ast.AST, name: str) -> int:
-    """How many times ``scope`` binds ``name``: each binding is a separate object, so what one
-    binding's reads prove says nothing of another's (two ``except ... as e``, say)."""
-    n = 0
-    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        a = scope.args
-        n += sum(1 for p in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x] if p.arg == name)
-    for node in walk(scope):
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
-            n += 1
-        elif isinstance(node, ast.ExceptHandler) and node.name == name:
-            n += 1
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            n += sum(1 for x in node.names if (x.asname or x.name).split(".")[0] == name)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not scope and node.name == name:
-            n += 1
-        elif type(node).__name__ in ("MatchAs", "MatchStar") and getattr(node, "name", None) == name:
-            n += 1
-    return n
 
 
 def _isinstance_types(mod: ModuleInfo, test: ast.AST, key: str) -> list[str] | None:

@@ -6,7 +6,8 @@ seen in real code: the parent's ``__init__`` calling its own helpers and hooks t
 while constructing, properties with setters, cached properties, special methods used
 implicitly, class attributes overridden in the child, keyword and ``**kwargs`` forwarding,
 default arguments, module helpers whose names the child's module binds to other objects,
-an exception family caught with ``except Parent`` elsewhere, validations (``raise``,
+an exception family caught with ``except Parent`` elsewhere, an outside holder that gets the
+instance through a subclass's store, a store by other code, or ``c or None``, validations (``raise``,
 ``assert``, a checking method or module function), and hand-offs of the instance (a module
 registry, a global dict, a callback list, a holder that keeps it to itself, a holder that
 registers it; the probe counts what is published), and a child method that falls back to
@@ -55,6 +56,10 @@ def pieces(draw):
     p["child_sets_before_super"] = draw(st.sampled_from([None] + ATTRS))
     p["child_assigns_prop"] = draw(st.booleans())
     p["outside"] = draw(st.lists(st.sampled_from(ATTRS + ["label", "kind"]), max_size=2, unique=True))
+    # An outside holder whose own store is of another class, read on an instance of it that got
+    # the child another way: a subclass's store, a store by code elsewhere, ``c or None``.
+    p["carrier"] = draw(st.sampled_from(["none", "subclass", "wire", "or"]))
+    p["carrier_reads"] = draw(st.sampled_from(ATTRS))
     return p
 
 
@@ -149,8 +154,9 @@ def render(p) -> tuple[dict[str, str], str]:
     child = "from .parent import Parent\n" + clash + "\n\nclass Child(Parent):\n" + "\n".join(child_init) + "\n\n" + "\n".join(child_methods)
     # The probe observes only what code in the tree uses: what is used nowhere may go.
     seen = [f"c.{o}" for o in p["outside"]] + (["c.on_event(1)"] if p["stores_handler"] else [])
+    seen += {"none": [], "subclass": ["Sub(c).read()"], "wire": ["wire(Holder(), c)"], "or": ["wire_or(Holder(), c)"]}[p["carrier"]]
     outside = ", ".join(seen) or "None"
-    user = f"def peek(c):\n    return [{outside}]\n"
+    user = f"from .carrier import Holder, Sub, wire, wire_or\n\n\ndef peek(c):\n    return [{outside}]\n"
     if exc:
         user = "from .parent import Parent\n\n\n" + user + textwrap.dedent("""
 
@@ -195,7 +201,35 @@ def render(p) -> tuple[dict[str, str], str]:
             out.append(guarded(lambda: Child(2)))
         print(json.dumps({{"transcript": out, "state": state}}))
     """)
-    return {"pkg/__init__.py": "", "pkg/base.py": base, "pkg/parent.py": parent, "pkg/child.py": child, "pkg/user.py": user}, probe
+    carrier = textwrap.dedent(f"""
+        class Other:
+            {p['carrier_reads']} = "other"
+
+
+        class Holder:
+            def __init__(self):
+                self.backend = Other()
+
+            def read(self):
+                return self.backend.{p['carrier_reads']}
+
+
+        class Sub(Holder):
+            def __init__(self, backend):
+                self.backend = backend
+
+
+        def wire(h, c):
+            h.backend = c
+            return h.read()
+
+
+        def wire_or(h, c):
+            h.backend = c or None
+            return h.read()
+    """)
+    return {"pkg/__init__.py": "", "pkg/base.py": base, "pkg/parent.py": parent, "pkg/child.py": child, "pkg/user.py": user,
+            "pkg/carrier.py": carrier}, probe
 
 
 def run_probe(root: Path, probe: str) -> dict:

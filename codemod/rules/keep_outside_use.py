@@ -17,12 +17,17 @@ Other code reads attributes of the class's instances (a runner reading
 ``backend.max_context_len``); dropping such a member breaks it at run time.
 
 ## Known problems
-A receiver is taken to be *not* the class only when that is clear (an ``isinstance``
-guard, an annotation, every assignment of the name or attribute, every call site of a
-parameter, or another attribute read on it that the class lacks); anything unclear
-counts as a use, so members may be kept on uses that can never see the class. The report
-lists such members apart ("kept because a use could not be ruled out"); following where
-instances can flow would rule most of them out, and is not done.
+A receiver is taken to be *not* the class only when that is clear: an ``isinstance`` guard,
+an annotation, or every source of its value, followed backwards (``codemod/type_exprs.py``):
+the bindings of a name, the arguments at every call site of a parameter, the return
+statements of whatever a call can run, and the stores that can reach an attribute (on an
+object of known classes, only those classes' own stores and stores on what may be one of
+them: ``codemod/type_attrs.py``, ``codemod/confinement.py``). Another attribute read on the
+same object that the class lacks also rules it out. Anything unclear counts as a use, and so
+does a receiver whose sources take more than a fixed budget of steps, so members may be kept
+on uses that can never see the class; the report lists such members apart ("kept because a
+use could not be ruled out"). Annotations are trusted, and the tree is taken to be the whole
+program: code outside it that stores into the tree's objects is not seen.
 Writes count only for properties (a write elsewhere needs the setter).
 
 ## Fix safety

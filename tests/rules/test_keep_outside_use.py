@@ -54,6 +54,37 @@ def test_near_misses_on_receivers_that_cannot_be_the_class(tmp_path, user):
     assert kept_by(a, ID) == set()
 
 
+# ---- receivers typed through their sources: a store elsewhere can put the class there -----
+
+HOLDER = """
+    from .other import Other
+
+
+    class Holder:
+        def __init__(self):
+            self.backend = Other()
+
+        def size(self):
+            return self.backend.cache
+    """
+
+
+@pytest.mark.parametrize("more, kept", [
+    pytest.param({}, set(), id="only-the-holders-own-store"),
+    pytest.param({"sub.py": "from .holder import Holder\nfrom .child import Child\n\n\nclass Sub(Holder):\n"
+                            "    def __init__(self):\n        self.backend = Child(1)\n"}, {"cache"}, id="a-subclass-stores-the-class"),
+    pytest.param({"wire.py": "from .child import Child\n\n\ndef wire(h):\n    h.backend = Child(1)\n"}, {"cache"},
+                 id="code-elsewhere-stores-the-class"),
+    pytest.param({"wire.py": "from .child import Child\n\n\ndef wire(h):\n    h.backend = Child(1) or None\n"}, {"cache"},
+                 id="an-or-is-one-of-its-operands"),
+    pytest.param({"wire.py": "from .other import Other\n\n\ndef wire(h):\n    h.backend = Other()\n"}, set(),
+                 id="near-miss-code-elsewhere-stores-an-unrelated-class"),
+])
+def test_what_can_reach_an_attribute(tmp_path, more, kept):
+    a, _ = analyse(tmp_path, {**FILES, "holder.py": HOLDER, **more})
+    assert kept_by(a, ID) == kept
+
+
 # ---- how strongly each use is established, and the order the report shows them in -------
 
 WEAK = "def f(c):\n    return c.cache\n"

@@ -1,42 +1,14 @@
 """Receiver typing alone: may this expression be an instance of the class? (codemod/typing_flow.py)."""
 
-import ast
-import textwrap
-
 import pytest
 
-from codemod.discover import Tree
-from codemod.index import Index
 from codemod.model import Receiver
-from codemod.typing_flow import Flow
 
-BASE = """
-class Parent:
-    def __init__(self):
-        self.cache = {}
-
-
-class Child(Parent):
-    pass
-
-
-class Other:
-    pass
-"""
-
+from typetools import verdict
 
 def receiver_of(tmp_path, user: str) -> Receiver:
     """The verdict on the receiver of the last ``.cache`` read in ``user``."""
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "base.py").write_text(BASE)
-    (pkg / "user.py").write_text(textwrap.dedent(user))
-    index = Index(Tree.open(tmp_path))
-    flow = Flow(index, index.module("pkg/base.py").classes["Child"])
-    mod = index.module("pkg/user.py")
-    node = [n for n in mod.nodes if isinstance(n, ast.Attribute) and n.attr == "cache"][-1]
-    return flow.receiver(mod, node.value, node)[0]
+    return verdict(tmp_path, user)
 
 
 @pytest.mark.parametrize("user, verdict", [

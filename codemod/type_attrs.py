@@ -1,0 +1,347 @@
+"""What an attribute holds: the stores that can reach it, and what one scope reads.
+
+A mixin of ``type_exprs.Types`` (it calls ``expr_types``, ``_assignment_types``, ``_returns``,
+``_holders``, ``_subs`` and ``_memo`` there); that module's docstring says what an answer
+proves.
+
+``x.attr`` on an instance of known classes (the holders) takes: what the holders, their
+subclasses (unless a holder is exact) and all their ancestors define in their class bodies or
+store into ``self.attr``; and every store ``y.attr = v`` elsewhere unless ``y`` cannot be a
+holder (typed as unrelated classes, read for an attribute that none of them gives its
+instances, or not one of the attributes the holders are confined to: ``confinement``). A
+holder with a base outside the tree (other than ``PLAIN_BASES``) falls back to every store of
+that name in the tree.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from .ast_util import binding_count, decorator_name, dotted_name, first_param, is_static, walk
+from .confinement import confining_attributes, may_reach
+from .index import ClassInfo, ModuleInfo, enclosing_def, scope_of
+from .model import Receiver
+from .type_annotations import PROPERTIES, annotation_types
+
+
+class Attributes:
+    """What attributes hold, for ``Types``."""
+
+    def reads_beside(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> list[str] | None:
+        """The attributes read on ``recv`` anywhere in the scope of ``at``: all of them on the
+        same object, since neither the name it starts with nor any attribute along it is bound
+        again there (None when one is, or ``recv`` is not a dotted name)."""
+        dotted = dotted_name(recv)
+        if dotted is None:
+            return None
+        scope = scope_of(mod, at)
+        head = dotted.split(".", 1)[0]
+        if self.bound_more_than_once(scope, head):
+            return None
+        loads, stored = self._reads(scope)
+        parts = dotted.split(".")
+        if any(".".join(parts[:i]) in stored for i in range(2, len(parts) + 1)):
+            return None
+        return loads.get(ast.dump(recv), [])
+
+    def bound_more_than_once(self, scope: ast.AST, name: str) -> bool:
+        key = (id(scope), name)
+        if key not in self._bound:
+            self._bound[key] = binding_count(scope, name) > 1
+        return self._bound[key]
+
+    def _reads(self, scope: ast.AST) -> tuple[dict[str, list[str]], set[str]]:
+        """(receiver, dumped -> attribute names read on it; dotted attributes stored), over one
+        scope: built once per scope."""
+        key = id(scope)
+        if key not in self._scope_reads:
+            loads: dict[str, list[str]] = {}
+            stored: set[str] = set()
+            for node in walk(scope):
+                if isinstance(node, ast.Attribute) and not node.attr.startswith("__"):
+                    if isinstance(node.ctx, ast.Load):
+                        if dotted_name(node.value) is not None:
+                            loads.setdefault(ast.dump(node.value), []).append(node.attr)
+                    elif dotted_name(node) is not None:
+                        stored.add(dotted_name(node))
+            self._scope_reads[key] = (loads, stored)
+        return self._scope_reads[key]
+
+    def _held_types(self, holders: list[tuple[ClassInfo, bool]], attr: str, element: bool) -> list[str] | None:
+        """Types of ``<instance of a holder>.attr``: the stores that can reach such an instance."""
+        key = ("held", tuple(sorted((k.qualname, e) for k, e in holders)), attr, element)
+        return self._memo(key, lambda: self._held(holders, attr, element))
+
+    def _held(self, holders, attr: str, element: bool) -> list[str] | None:
+        family = {id(k): k for k, _ in holders}
+        for k, exact in holders:
+            if not exact:
+                family.update((id(s), s) for s in self._subs(k))
+        related = dict(family)
+        for c in family.values():
+            ancestors = self.ancestor_classes(c)
+            if None in ancestors:
+                return self.attr_types(attr, element)  # code outside the tree may store it
+            related.update((id(a), a) for a in ancestors)
+        may_have = set().union(*(set(c.members) | set(c.declared_only) for c in related.values()))
+        out: list[str] = []
+        found = False
+        for c in related.values():
+            if "__getattr__" in c.methods or "__getattribute__" in c.methods:
+                return None
+            for stmt in c.node.body:
+                t, hit = self._class_body_store(c, stmt, attr, element)
+                if hit:
+                    if t is None:
+                        return None
+                    found = True
+                    out += t
+            for fn in c.methods.values():
+                if is_static(fn) or first_param(fn) is None:
+                    continue
+                t, hit = self._self_stores(c.module, fn, attr, element)
+                if hit:
+                    if t is None:
+                        return None
+                    found = True
+                    out += t
+        through = self._confined(family, related)
+        for store in self._stores(attr, through):
+            if store is None:
+                return None
+            smod, node, value = store
+            fn, cls = enclosing_def(smod, node)
+            recv = _store_receiver(node, attr)
+            if through is not None and not may_reach(smod, recv, through):
+                continue  # the holders are reached only through those attributes
+            if cls is not None and fn is not None and isinstance(recv, ast.Name) and recv.id == first_param(fn) and not is_static(fn):
+                continue  # self.attr = ...: seen above when the class is related, and never reaches it otherwise
+            if recv is None:
+                continue  # a class body's declaration
+            t = self._assignment_types(smod, node, value, element, fn)
+            if t is not None and self.rel.combine(t) == Receiver.NO:
+                found = True  # nothing that can hold a C: kept without asking what it is stored on
+                out += t
+                continue
+            if any(a not in may_have for a in self.reads_beside(smod, recv, node) or ()):
+                continue  # the same object has an attribute that no related class gives its instances
+            # A receiver typed as classes none of which is related cannot be a holder (an
+            # instance of a holder's subclass is an instance of every ancestor, all related).
+            others = self._holders(smod, recv, node)
+            if others is not None and not any(id(o) in related for o, _ in others):
+                continue
+            if t is None:
+                return None
+            found = True
+            out += t
+        return out if found else None
+
+    def _confined(self, family: dict, related: dict) -> frozenset[str] | None:
+        key = ("confined", tuple(sorted(c.qualname for c in family.values())))
+        if key not in self._memos:
+            self._memos[key] = confining_attributes(self.index, list(family.values()), list(related.values()))
+        return self._memos[key]
+
+    def _class_body_store(self, cls: ClassInfo, stmt: ast.stmt, attr: str, element: bool):
+        """(types, whether ``stmt`` in a class body defines ``attr``)."""
+        mod = cls.module
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
+            return annotation_types(mod, stmt.annotation, element), True
+        if isinstance(stmt, ast.Assign) and any(attr in _names_bound(t) for t in stmt.targets):
+            if not all(isinstance(t, ast.Name) for t in stmt.targets):
+                return None, True
+            return self.value_types(mod, stmt.value, element), True
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == attr:
+            if any(decorator_name(d) in PROPERTIES for d in stmt.decorator_list):
+                return (None if element else self._returns(mod, stmt, cls)), True
+            return ["builtins.function"], True
+        return None, False
+
+    def _self_stores(self, mod: ModuleInfo, fn: ast.FunctionDef, attr: str, element: bool):
+        """(types, whether any) of what one method stores into ``self.attr``; None types when a
+        store's value cannot be told (a tuple target, an augmented assignment) or the method may
+        store into any attribute (a computed ``setattr``, ``__dict__``, ``vars(self)``)."""
+        stores, opaque = self._method_stores(mod, fn)
+        if opaque:
+            return None, True
+        out: list[str] = []
+        items = stores.get(attr, ())
+        for kind, node, value in items:
+            if kind == "append":
+                t = self.value_types(mod, value) if element else []
+            elif kind == "setattr":
+                t = None if element else self.expr_types(mod, value, node)
+            else:
+                t = None if value is None else self._assignment_types(mod, node, value, element, fn)
+            if t is None:
+                return None, True
+            out += t
+        return out, bool(items)
+
+    def _method_stores(self, mod: ModuleInfo, fn: ast.FunctionDef) -> tuple[dict, bool]:
+        """attribute -> [(kind, node, value)] for every store into ``self.<attribute>`` in one
+        method, and whether it may store into any attribute; one walk per method."""
+        key = ("self stores", mod.rel, fn.lineno, fn.col_offset)
+        if key in self._memos:
+            return self._memos[key]
+        sn = first_param(fn)
+        stores: dict[str, list] = {}
+        opaque = False
+        for node in walk(fn):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == sn:
+                if node.attr == "__dict__":
+                    opaque = True
+                elif isinstance(node.ctx, ast.Store):
+                    owner = mod.parents.get(id(node))
+                    value = _attr_assignment(owner, node.attr, sn) if owner is not None else None
+                    stores.setdefault(node.attr, []).append(("assign", owner, value))
+            elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == sn:
+                called = dotted_name(node.func)
+                if called in ("setattr", "object.__setattr__") and len(node.args) == 3:
+                    lit = node.args[1]
+                    if isinstance(lit, ast.Constant) and isinstance(lit.value, str):
+                        stores.setdefault(lit.value, []).append(("setattr", node, node.args[2]))
+                    else:
+                        opaque = True
+                elif called == "vars":
+                    opaque = True
+            elif (
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "insert")
+                and isinstance(node.func.value, ast.Attribute) and isinstance(node.func.value.value, ast.Name)
+                and node.func.value.value.id == sn and node.args
+            ):
+                stores.setdefault(node.func.value.attr, []).append(("append", node, node.args[-1]))
+        self._memos[key] = (stores, opaque)
+        return stores, opaque
+
+    def _stores(self, attr: str, within: frozenset[str] | None = None):
+        """Every (module, node, value) storing into ``<anything>.attr`` across the tree (plain
+        assignments, ``append``/``insert``, ``setattr`` with the literal name), one file at a
+        time so that a caller that stops early parses no more; a None item when a file that
+        may hold one cannot be parsed. ``within``: only files that also name one of these."""
+        key = ("store files", attr)
+        if key not in self._memos:
+            a = re.escape(attr)
+            # Patterns that start with a literal, tried one after the other, rather than one
+            # alternation: the regex engine scans for a literal at C speed.
+            assigned = re.compile(rf"\.{a}(?:\s*(?::[^=\n]*)?=[^=]|\.(?:append|extend|insert)\()")
+            named = re.compile(rf"setattr\([^,]+,\s*['\"]{a}['\"]")
+            self._memos[key] = self.index.tree.grep(lambda text: bool(assigned.search(text) or named.search(text)), words=(attr,))
+        files = self._memos[key]
+        if within is not None:
+            near = set(self.index.tree.files_with_words(tuple(within)))
+            files = [rel for rel in files if rel in near]
+        for rel in files:
+            yield from self._stores_in(rel, attr)
+
+    def _stores_in(self, rel: str, attr: str) -> list:
+        key = ("stores", rel, attr)
+        if key not in self._memos:
+            mod = self.index.module(rel)
+            out: list = [None] if mod is None else []
+            for node in mod.attributes.get(attr, ()) if mod is not None else ():
+                parent = mod.parents.get(id(node))
+                if isinstance(node.ctx, ast.Load):
+                    parent = mod.parents.get(id(parent))  # x.attr.append(v): the call
+                value = _attr_assignment(parent, attr, None) if parent is not None else None
+                if value is not None:
+                    out.append((mod, parent, value))
+            if mod is not None and "setattr" in mod.text:
+                for node in mod.nodes:
+                    if (
+                        isinstance(node, ast.Call) and dotted_name(node.func) in ("setattr", "object.__setattr__") and len(node.args) == 3
+                        and isinstance(node.args[1], ast.Constant) and node.args[1].value == attr
+                    ):
+                        out.append((mod, node, node.args[2]))
+            self._memos[key] = out
+        return self._memos[key]
+
+    def _declared(self, attr: str):
+        """Every (module, class-body annotation) of ``attr`` across the tree, one file at a time
+        as ``_stores`` does; a None item when a file that may hold one cannot be parsed."""
+        key = ("declared files", attr)
+        if key not in self._memos:
+            a = re.escape(attr)
+            declared, declared_here = re.compile(rf"{a}[ \t]*:"), re.compile(rf"^[ \t]*{a}[ \t]*:", re.M)
+            self._memos[key] = self.index.tree.grep(lambda text: bool(declared.search(text) and declared_here.search(text)), words=(attr,))
+        for rel in self._memos[key]:
+            mod = self.index.module(rel)
+            if mod is None:
+                yield None
+                continue
+            yield from ((mod, stmt) for node in mod.nodes if isinstance(node, ast.ClassDef) for stmt in node.body
+                        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr)
+
+    def attr_types(self, attr: str, element: bool = False) -> list[str] | None:
+        """Types of ``<anything>.attr`` across the whole tree (every store and declaration of that name)."""
+        return self._memo(("attr", attr, element), lambda: self._attr_by_name(attr, element))
+
+    def _attr_by_name(self, attr: str, element: bool) -> list[str] | None:
+        # The stores first: one that cannot be typed ends the search, before the declarations
+        # (whose prefilter also meets every parameter of that name on a line of its own).
+        out: list[str] = []
+        found = False
+        for store in self._stores(attr):
+            if store is None:
+                return None
+            mod, node, value = store
+            t = self._assignment_types(mod, node, value, element, enclosing_def(mod, node)[0])
+            if t is None:
+                return None
+            found = True
+            out += t
+        for decl in self._declared(attr):
+            if decl is None:
+                return None
+            mod, stmt = decl
+            t = annotation_types(mod, stmt.annotation, element)
+            if t is None:
+                return None
+            found = True
+            out += t
+        return out if found else None
+
+
+def _attr_assignment(node: ast.AST, attr: str, selfname: str | None):
+    """The value assigned to ``X.attr`` by this node (X = selfname when given), else None."""
+
+    def match(t):
+        return isinstance(t, ast.Attribute) and t.attr == attr and (
+            selfname is None or (isinstance(t.value, ast.Name) and t.value.id == selfname)
+        )
+
+    if isinstance(node, ast.Assign) and any(match(t) for t in node.targets):
+        return node.value
+    if isinstance(node, ast.AnnAssign) and match(node.target):
+        return node.value if node.value is not None else node.annotation
+    if (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "insert")
+        and match(node.func.value) and node.args
+    ):
+        return node.args[-1]
+    return None
+
+
+def _store_receiver(node: ast.AST, attr: str) -> ast.AST | None:
+    """The object that a store of ``.attr`` found by ``Types._stores`` writes into (None for a
+    class body's declaration)."""
+    if isinstance(node, ast.Assign):
+        return next(t.value for t in node.targets if isinstance(t, ast.Attribute) and t.attr == attr)
+    if isinstance(node, ast.AnnAssign):
+        return node.target.value if isinstance(node.target, ast.Attribute) else None
+    if isinstance(node, ast.Call) and dotted_name(node.func) in ("setattr", "object.__setattr__"):
+        return node.args[0]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Attribute):
+        return node.func.value.value  # X.attr.append(v)
+    return None
+
+
+def _names_bound(target: ast.AST) -> set[str]:
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*(_names_bound(e) for e in target.elts)) if target.elts else set()
+    if isinstance(target, ast.Starred):
+        return _names_bound(target.value)
+    return set()

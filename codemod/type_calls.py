@@ -1,0 +1,182 @@
+"""What a call returns: the functions and methods it can run, and what they return.
+
+A mixin of ``type_exprs.Types`` (it calls ``expr_types``, ``_holders``, ``_subs``, ``ancestor_classes``
+and ``_memo`` there); that module's docstring says what an answer proves.
+
+A call runs: a function of the tree, named directly or through an import; for ``owner.m(...)``,
+the first ``m`` along the ancestors of each class ``owner`` may be, and every override of it in
+their subclasses (only the first for a class called by name: ``Cls.m(...)``); for ``cls(...)``
+in a classmethod and ``type(x)(...)``, the class itself. What it returns is its return
+annotation when that decides, else the union of its return statements. A decorator that may
+change the result (any not in ``_SAME_RETURN``) leaves only the annotation. A generator or a
+coroutine is never an instance of the class.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .ast_util import decorator_name, dotted_name, first_param
+from .index import ClassInfo, ModuleInfo, enclosing_def
+from .model import Receiver
+from .type_annotations import EXACT, PROPERTIES, annotation_types
+
+# Decorators that leave what the function returns as it is.
+_SAME_RETURN = {"staticmethod", "classmethod", "abstractmethod", "abc.abstractmethod", "override",
+                "typing.override", "functools.lru_cache", "lru_cache", "functools.cache", "cache",
+                "torch.no_grad", "torch.inference_mode", "torch.compiler.disable"}
+
+
+_COPIES = {"copy.copy", "copy.deepcopy"}
+
+
+class Calls:
+    """What calls return, for ``Types``."""
+
+    def call_types(self, mod: ModuleInfo, call: ast.Call) -> list[str] | None:
+        """Types a call returns: from the return annotation or the return statements of every
+        function or method it can run; None when that is not clear."""
+        callees = self._callees(mod, call)
+        if callees is None or not callees:
+            return None if callees is None else []
+        out: list[str] = []
+        for item in callees:
+            if isinstance(item, str):
+                out.append(item)
+                continue
+            t = self._returns(*item)
+            if t is None:
+                return None
+            out += t
+        return out
+
+    def _callees(self, mod: ModuleInfo, call: ast.Call) -> list | None:
+        """What a call can run: (module, function, class or None) items, or a type name where the
+        call makes an instance (``cls(...)``, ``type(x)(...)``); None when that is not clear."""
+        func = call.func
+        fn, cls = enclosing_def(mod, call)
+        if isinstance(func, ast.Name) and cls is not None and fn is not None and func.id == first_param(fn):
+            return [cls.qualname] if _is_classmethod(fn) else None  # cls(...): the class or a subclass
+        if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "type" and len(func.args) == 1:
+            t = self.expr_types(mod, func.args[0], call)
+            return None if t is None else [q.lstrip(EXACT) for q in t]
+        if isinstance(func, ast.Attribute) and func.attr == "__new__" and call.args:
+            made = call.args[0]  # X.__new__(Y): a Y, whose __init__ has not run
+            if isinstance(made, ast.Name) and cls is not None and fn is not None and made.id == first_param(fn):
+                return [cls.qualname]
+            k = self.index.resolve_class(mod.qualify(made)) if dotted_name(made) else None
+            return [EXACT + k.qualname] if k is not None else None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) and dotted_name(func.value.func) == "super":
+            return self._super_methods(cls, func.attr) if cls is not None else None
+        if isinstance(func, ast.Attribute) and mod.qualify(func) not in _COPIES:
+            return self._methods(mod, func.value, func.attr, call)
+        if dotted_name(func) is None:
+            return None
+        q = mod.qualify(func)
+        if q in _COPIES and len(call.args) == 1:
+            t = self.expr_types(mod, call.args[0], call)  # a copy is of the same class
+            return None if t is None else t
+        modname, _, fname = q.rpartition(".")
+        target = self.index.module_by_name(modname) if modname else mod
+        if target is None:
+            return None
+        found = target.functions.get(fname)
+        return [(target, found, None)] if found is not None else None
+
+    def _methods(self, mod: ModuleInfo, owner: ast.AST, name: str, at: ast.AST) -> list | None:
+        """The methods ``owner.name(...)`` can run: the first definition along each possible
+        class's ancestors, and every override in its subclasses (unless the class is exact)."""
+        q = mod.qualify(owner) if dotted_name(owner) else None
+        as_class = self.index.resolve_class(q) if q and "." in q else None
+        if as_class is not None:
+            holders = [(as_class, True)]  # Cls.method(...): Cls's own lookup
+        else:
+            holders = self._holders(mod, owner, at)
+            if holders is None:
+                return None
+        out = []
+        for k, exact in holders:
+            first = self._lookup(k, name)
+            if first is None or _is_property(first[1]):
+                return None  # calling what a property gives is not followed
+            out.append(first)
+            if not exact:
+                for sub in self._subs(k):
+                    if name in sub.methods:
+                        out.append((sub.module, sub.methods[name], sub))
+        return out
+
+    def _super_methods(self, cls: ClassInfo, name: str) -> list | None:
+        """What ``super().name(...)`` in a method of ``cls`` can run: every definition after
+        ``cls`` in the ancestors of ``cls`` or of a subclass (whose MRO may put a sibling next)."""
+        below = {id(cls)} | {id(s) for s in self._subs(cls)}
+        out, seen = [], set()
+        for owner in [cls] + self._subs(cls):
+            ancestors = self.ancestor_classes(owner)
+            if None in ancestors:
+                return None
+            for c in ancestors:
+                if id(c) not in below and id(c) not in seen and name in c.methods:
+                    out.append((c.module, c.methods[name], c))
+                seen.add(id(c))
+        return out or None
+
+    def _lookup(self, cls: ClassInfo, name: str):
+        """(module, method, class) where ``name`` is first defined on ``cls`` or its ancestors
+        (in the order ``ancestors`` gives); None when not found, when a class attribute of that
+        name comes first, or when a base outside the tree may define it."""
+        if name in cls.methods:
+            return cls.module, cls.methods[name], cls
+        for c in self.ancestor_classes(cls):
+            if c is None:
+                return None
+            if name in c.methods:
+                return c.module, c.methods[name], c
+            if name in c.members:
+                return None  # a class attribute holding a callable
+        return None
+
+    def _returns(self, mod: ModuleInfo, fn: ast.FunctionDef, cls: ClassInfo | None) -> list[str] | None:
+        """What calling ``fn`` gives: its return annotation when that decides, else its return
+        statements (a generator, a coroutine: neither is an instance)."""
+
+        def compute():
+            ann = annotation_types(mod, fn.returns) if fn.returns is not None else None
+            if ann is not None and self.rel.combine(ann) != Receiver.MAYBE:
+                return ann
+            if isinstance(fn, ast.AsyncFunctionDef):
+                return ["builtins.coroutine"]
+            if any(decorator_name(d) not in _SAME_RETURN and decorator_name(d) not in PROPERTIES for d in fn.decorator_list):
+                return ann
+            out: list[str] = []
+            for node in _own_nodes(fn):
+                if isinstance(node, (ast.Yield, ast.YieldFrom)):
+                    return ["builtins.generator"]
+                if isinstance(node, ast.Return) and node.value is not None:
+                    t = self.expr_types(mod, node.value, node)
+                    if t is None:
+                        return ann
+                    out += t
+            return out
+
+        return self._memo(("returns", mod.rel, fn.lineno, fn.col_offset), compute)
+
+
+def _is_property(fn: ast.FunctionDef) -> bool:
+    return any(decorator_name(d) in PROPERTIES for d in fn.decorator_list)
+
+
+def _is_classmethod(fn: ast.FunctionDef) -> bool:
+    return any(decorator_name(d) == "classmethod" for d in fn.decorator_list)
+
+
+def _own_nodes(fn: ast.AST) -> list[ast.AST]:
+    """The nodes of a function's body, less those of the functions, lambdas and classes in it."""
+    out, todo = [], list(fn.body)
+    while todo:
+        n = todo.pop()
+        out.append(n)
+        for c in ast.iter_child_nodes(n):
+            if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                todo.append(c)
+    return out
