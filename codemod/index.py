@@ -235,7 +235,7 @@ _BUILTIN_NAMES = {"object", "Exception", "BaseException", "ValueError", "dict", 
 
 
 class OverBudget(Exception):
-    """A module would have to be parsed, and the parses allowed (``Index.parses_left``) are spent."""
+    """Raised by ``Index.meter`` to stop work that would need one module more than it may."""
 
 
 class Index:
@@ -245,17 +245,14 @@ class Index:
         self.tree = tree
         self._modules: dict[str, ModuleInfo | None] = {}
         self.syntax_errors: dict[str, str] = {}
-        # How many more modules may be parsed (None: any number); work that would go past it
-        # is stopped with OverBudget (parsing is most of what a run costs).
-        self.parses_left: int | None = None
-        self._subclasses: dict[int, list[ClassInfo]] = {}
+        # Called with each module asked for, while set: a budget on the modules some work may
+        # need, which stops it by raising OverBudget (parsing is most of what a run costs).
+        self.meter = None
 
     def module(self, rel: str) -> ModuleInfo | None:
+        if self.meter is not None:
+            self.meter(rel)
         if rel not in self._modules:
-            if self.parses_left is not None:
-                if self.parses_left <= 0:
-                    raise OverBudget(rel)
-                self.parses_left -= 1
             self._modules[rel] = self._parse(rel)
         return self._modules[rel]
 
@@ -356,12 +353,6 @@ class Index:
         return names
 
     def subclasses(self, parent: ClassInfo) -> list[ClassInfo]:
-        key = id(parent.node)
-        if key not in self._subclasses:
-            self._subclasses[key] = self._find_subclasses(parent)
-        return self._subclasses[key]
-
-    def _find_subclasses(self, parent: ClassInfo) -> list[ClassInfo]:
         """Direct subclasses of a class anywhere in the tree.
 
         Only files are parsed whose text names the class inside a class statement's bases

@@ -44,7 +44,7 @@ from .type_calls import Calls
 __all__ = ["EXACT", "UNREACHED", "Types", "annotation_types"]
 
 BUDGET = 400  # typing steps per receiver: one over it is unknown, and only that one
-PARSES = 8  # modules one receiver's typing may parse: one that needs more is unknown
+PARSES = 8  # modules one receiver's typing may look at beyond those of the class's earlier receivers
 _NESTING = 60  # deeper chains than this are unknown (Python's stack is the limit)
 _ROUNDS = 8  # a cycle that has not settled after this many rounds is unknown
 _OVER = ("over budget",)  # the mark of an answer cut short, which is never memoised
@@ -63,6 +63,9 @@ class Types(Calls, Attributes):
         self._frames: list[set] = []
         self._approx: dict[tuple, list[str] | None] = {}
         self._steps = BUDGET
+        self.cut_short = False  # whether the last query ran out of its budget
+        self._modules_seen: set[str] = set()
+        self._modules_left = PARSES
         self._family: dict[str, list[ClassInfo]] = {}
         self._scope_reads: dict[int, tuple[dict[str, list[str]], set[str]]] = {}
         self._bound: dict[tuple[int, str], bool] = {}
@@ -71,13 +74,27 @@ class Types(Calls, Attributes):
         """``expr_types`` for one receiver, with a fresh budget of steps and of modules to parse;
         None (unknown) when it needs more of either (parsing is most of what a run costs)."""
         self._steps = BUDGET
-        self.index.parses_left = PARSES
+        self.cut_short = False
+        self._modules_left = PARSES
+        self.index.meter = self._meter
         try:
             return self.expr_types(mod, expr, at)
         except OverBudget:
+            self.cut_short = True
             return None
         finally:
-            self.index.parses_left = None
+            self.index.meter = None
+
+    def _meter(self, rel: str) -> None:
+        """Charge one query for each module that no earlier query of this class looked at: what
+        a receiver is told then depends on this class's own queries only, not on what other
+        work of the run happened to parse first."""
+        if rel in self._modules_seen:
+            return
+        if self._modules_left <= 0:
+            raise OverBudget(rel)
+        self._modules_left -= 1
+        self._modules_seen.add(rel)
 
     def _memo(self, key: tuple, compute) -> list[str] | None:
         """``compute()``, memoised under ``key``, with cycles solved as a least fixpoint.
@@ -96,6 +113,7 @@ class Types(Calls, Attributes):
         if self._steps <= 0 or len(frames) >= _NESTING:
             if frames:
                 frames[-1].add(_OVER)
+            self.cut_short = True
             return None
         self._active.add(key)
         deps: set = set()

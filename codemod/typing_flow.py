@@ -122,7 +122,8 @@ class Flow:
         types = self.types.query(mod, recv, at)
         verdict = self.rel.combine(types)
         if not types:
-            return verdict, "its type is unknown", False
+            why = "its sources go further than the typing follows" if self.types.cut_short else "its type is unknown"
+            return verdict, why, False
         return verdict, f"typed {_shown(types)}", self._related(types)
 
     def _named(self, types: list[str]) -> bool:

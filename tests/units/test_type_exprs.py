@@ -4,8 +4,9 @@ import pytest
 
 from codemod import type_exprs
 from codemod.model import Receiver
+from codemod.typing_flow import Flow
 
-from typetools import verdict, verdicts
+from typetools import classified, classify_reads, package, verdict, verdicts
 
 NO, MAYBE, YES = Receiver.NO, Receiver.MAYBE, Receiver.YES
 
@@ -94,3 +95,22 @@ def test_near_miss_enough_parses(tmp_path, monkeypatch):
     monkeypatch.setattr(type_exprs, "PARSES", 3)
     user = "from .m1 import f1\n\n\ndef g():\n    return f1().cache\n"
     assert verdicts(tmp_path, user, **CHAIN) == [NO]
+
+
+def test_the_note_says_when_the_budget_ran_out(tmp_path, monkeypatch):
+    """A reviewer reading the evidence can tell a receiver the typing gave up on from one
+    whose source is plainly unknown."""
+    monkeypatch.setattr(type_exprs, "PARSES", 2)
+    found = classified(tmp_path, "from .m1 import f1\n\n\ndef g(p):\n    p.cache\n    return f1().cache\n", **CHAIN)
+    assert [note for _, note, _ in found] == ["its type is unknown", "its sources go further than the typing follows"]
+
+
+def test_the_budget_does_not_depend_on_other_classes_work(tmp_path, monkeypatch):
+    """What one class's typing is told does not change with the other classes of the run: a
+    module that another class's typing parsed first still counts against this one's budget."""
+    index = package(tmp_path, "from .m1 import f1\n\n\ndef g():\n    return f1().cache\n", **CHAIN)
+    classes = index.module("pkg/base.py").classes
+    [(before, _, _)] = classify_reads(index, Flow(index, classes["Other"]))  # parses m1, m2 and m3
+    monkeypatch.setattr(type_exprs, "PARSES", 2)
+    [(after, _, _)] = classify_reads(index, Flow(index, classes["Child"]))
+    assert (before, after) == (YES, MAYBE)

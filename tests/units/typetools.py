@@ -33,6 +33,17 @@ def verdict(tmp_path, user: str, **more: str) -> Receiver:
 def verdicts(tmp_path, user: str, **more: str) -> list[Receiver]:
     """The verdicts on the receivers of every ``.cache`` read in ``user``, in order, asked of one
     analysis (so what one answer leaves memoised is seen by the next)."""
+    return [verdict for verdict, _, _ in classified(tmp_path, user, **more)]
+
+
+def classified(tmp_path, user: str, **more: str) -> list[tuple[Receiver, str, str]]:
+    """(verdict, note, strength) for the receiver of every ``.cache`` read in ``user``, as ``verdicts``."""
+    index = package(tmp_path, user, **more)
+    return classify_reads(index, Flow(index, index.module("pkg/base.py").classes["Child"]))
+
+
+def package(tmp_path, user: str, **more: str) -> Index:
+    """The index of pkg/ with base.py, ``user`` as user.py and ``more`` (name -> source)."""
     pkg = tmp_path / "pkg"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
@@ -40,8 +51,11 @@ def verdicts(tmp_path, user: str, **more: str) -> list[Receiver]:
     for name, text in more.items():
         (pkg / f"{name}.py").write_text(textwrap.dedent(text))
     (pkg / "user.py").write_text(textwrap.dedent(user))
-    index = Index(Tree.open(tmp_path))
-    flow = Flow(index, index.module("pkg/base.py").classes["Child"])
+    return Index(Tree.open(tmp_path))
+
+
+def classify_reads(index: Index, flow: Flow) -> list[tuple[Receiver, str, str]]:
+    """``flow.classify`` on the receiver of every ``.cache`` read of pkg/user.py, in order."""
     mod = index.module("pkg/user.py")
     reads = [n for n in mod.nodes if isinstance(n, ast.Attribute) and n.attr == "cache" and isinstance(n.ctx, ast.Load)]
-    return [flow.receiver(mod, n.value, n)[0] for n in sorted(reads, key=lambda n: (n.lineno, n.col_offset))]
+    return [flow.classify(mod, n.value, n) for n in sorted(reads, key=lambda n: (n.lineno, n.col_offset))]
