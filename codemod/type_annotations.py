@@ -15,6 +15,10 @@ EXACT = "="  # prefix of a type known exactly (a constructor call), not "this cl
 _CONTAINERS = {"List", "list", "Sequence", "Tuple", "tuple", "Iterable", "Set", "set", "FrozenSet", "Deque", "deque", "Iterator", "MutableSequence"}
 _WRAPPERS = {"Optional", "Final", "ClassVar", "Annotated"}
 
+# Outside bases that give instances no public attribute: a class with only these outside the tree
+# has no attribute that its classes in the tree do not define.
+NAMELESS_BASES = {"builtins.object", "object", "abc.ABC", "ABC", "typing.Generic", "Generic", "typing.Protocol",
+                  "Protocol", "typing_extensions.Protocol"}
 PROPERTIES = {"property", "functools.cached_property", "cached_property"}  # what makes a method an attribute
 # Outside bases that give their subclasses' instances no attributes of their own choosing, so a
 # class with only these outside the tree has all its stores in the tree.

@@ -84,7 +84,7 @@ class Attributes:
             if None in ancestors:
                 return self.attr_types(attr, element)  # code outside the tree may store it
             related.update((id(a), a) for a in ancestors)
-        may_have = set().union(*(set(c.members) | set(c.declared_only) for c in related.values()))
+        may_have = self.attribute_names(family.values())
         out: list[str] = []
         found = False
         for c in related.values():
@@ -124,7 +124,7 @@ class Attributes:
                 found = True  # nothing that can hold a C: kept without asking what it is stored on
                 out += t
                 continue
-            if any(a not in may_have for a in self.reads_beside(smod, recv, node) or ()):
+            if may_have is not None and any(a not in may_have for a in self.reads_beside(smod, recv, node) or ()):
                 continue  # the same object has an attribute that no related class gives its instances
             # A receiver typed as classes none of which is related cannot be a holder (an
             # instance of a holder's subclass is an instance of every ancestor, all related).

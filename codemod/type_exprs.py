@@ -26,7 +26,9 @@ the tree, and a parameter with no call site in the tree is unknown. Stores into 
 (``a.x, a.y = ...``) or through a computed ``setattr`` are seen only inside the holder's own
 classes (where they make the answer unknown), not elsewhere. A ``__getattr__`` in the holder's
 classes makes the answer unknown. Elements of containers are followed only for attributes
-and literals.
+and literals. An attribute read on an object proves it is not an instance of classes that do
+not define that attribute (``attribute_names``), though code elsewhere may have stored one
+there.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ import re
 from .ast_util import dotted_name, first_param, is_static, walk
 from .index import ClassInfo, Index, ModuleInfo, OverBudget, enclosing_def, scope_of
 from .model import Receiver
-from .type_annotations import EXACT, PLAIN_BASES, UNREACHED, annotation_types
+from .type_annotations import EXACT, NAMELESS_BASES, PLAIN_BASES, UNREACHED, annotation_types
 from .type_attrs import Attributes
 from .type_calls import Calls
 
@@ -228,6 +230,22 @@ class Types(Calls, Attributes):
                     out.append(c)
             self._memos[key] = out
         return self._memos[key]
+
+    def attribute_names(self, classes) -> set[str] | None:
+        """Every attribute an instance of these classes (and so of their ancestors) may carry,
+        by the definitions in the tree; None when an ancestor outside the tree may add others
+        (only ``NAMELESS_BASES`` add none)."""
+        names: set[str] = set()
+        for c in classes:
+            for q in self.index.ancestors(c):
+                anc = self.index.resolve_class(q)
+                if anc is None:
+                    if q not in NAMELESS_BASES:
+                        return None
+                    continue
+                names |= set(anc.members) | set(anc.declared_only)
+            names |= set(c.members) | set(c.declared_only)
+        return names
 
     def _subs(self, cls: ClassInfo) -> list[ClassInfo]:
         if cls.qualname not in self._family:

@@ -21,6 +21,7 @@ from .type_exprs import EXACT, UNREACHED, Types, annotation_types
 
 YES, MAYBE, NO = Receiver.YES, Receiver.MAYBE, Receiver.NO
 SHOWN, UNKNOWN = "shown", "unknown"  # how strongly a use on a receiver is established
+_UNSET = object()
 _UNKNOWN_TYPES = {"Any", "object", "typing.Any", "builtins.object"}
 
 
@@ -78,7 +79,7 @@ class Flow:
         self.index = index
         self.rel = Relation(target, index)
         self.types = Types(index, self.rel, site_filter)
-        self._may_have: set[str] | None = None
+        self._may_have = _UNSET
 
     def receiver(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> tuple[str, str]:
         """(verdict, note) for whether ``recv`` may be an instance of the target."""
@@ -141,8 +142,11 @@ class Flow:
         Such an object cannot be an instance of the target (the read would raise),
         so its other reads are not uses of the target's members.
         """
+        have = self.may_have
+        if have is None:
+            return None
         reads = self.types.reads_beside(mod, recv, at)
-        return next((attr for attr in reads or () if attr not in self.may_have), None)
+        return next((attr for attr in reads or () if attr not in have), None)
 
     def _rebound(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> bool:
         """Whether the name ``recv`` starts with is bound more than once in its scope (a guard on
@@ -155,16 +159,11 @@ class Flow:
         return self.types.bound_more_than_once(scope_of(mod, at), head.id)
 
     @property
-    def may_have(self) -> set[str]:
-        """Every attribute an instance of the target may carry (its whole known hierarchy)."""
-        if self._may_have is None:
-            names: set[str] = set()
-            classes = [self.rel.target] + [self.index.resolve_class(q) for q in self.rel.ancestors]
-            classes += self.index.subclasses_deep(self.rel.target)
-            for c in classes:
-                if c is not None:
-                    names |= set(c.members) | set(c.declared_only)
-            self._may_have = names
+    def may_have(self) -> set[str] | None:
+        """Every attribute an instance of the target may carry (its whole known hierarchy);
+        None when a base outside the tree may give it others."""
+        if self._may_have is _UNSET:
+            self._may_have = self.types.attribute_names([self.rel.target] + self.index.subclasses_deep(self.rel.target))
         return self._may_have
 
     def _isinstance_guard(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> list[str] | None:

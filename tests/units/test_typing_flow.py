@@ -4,7 +4,7 @@ import pytest
 
 from codemod.model import Receiver
 
-from typetools import verdict
+from typetools import BASE, verdict
 
 def receiver_of(tmp_path, user: str) -> Receiver:
     """The verdict on the receiver of the last ``.cache`` read in ``user``."""
@@ -42,3 +42,14 @@ def test_one_binding_proves_nothing_of_another(tmp_path, user):
 def test_a_guard_on_a_name_bound_again_proves_nothing(tmp_path):
     user = ("from .base import Other\n\n\ndef f(c, make):\n    if isinstance(c, Other):\n        c = make()\n        return c.cache\n")
     assert receiver_of(tmp_path, user) == Receiver.MAYBE
+
+
+@pytest.mark.parametrize("base_of_parent, expected", [
+    pytest.param("library.Module", Receiver.MAYBE, id="an-outside-base-may-give-it"),
+    pytest.param("abc.ABC", Receiver.NO, id="near-miss-abc-gives-nothing"),
+])
+def test_a_read_the_class_lacks_proves_nothing_when_a_base_is_outside(tmp_path, base_of_parent, expected):
+    """``c.train()`` rules ``c`` out only if no ancestor outside the tree can give the class a ``train``."""
+    base = BASE.replace("class Parent:", f"import abc\nimport library\n\n\nclass Parent({base_of_parent}):")
+    user = "def f(c):\n    c.train()\n    return c.cache\n"
+    assert verdict(tmp_path, user, base=base) == expected

@@ -43,7 +43,8 @@ def classified(tmp_path, user: str, **more: str) -> list[tuple[Receiver, str, st
 
 
 def package(tmp_path, user: str, **more: str) -> Index:
-    """The index of pkg/ with base.py, ``user`` as user.py and ``more`` (name -> source)."""
+    """The index of pkg/ with base.py (``BASE`` unless ``more`` gives ``base``), ``user`` as
+    user.py and ``more`` (name -> source)."""
     pkg = tmp_path / "pkg"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
