@@ -75,3 +75,9 @@ def annotation_types(mod: ModuleInfo, ann: ast.AST | None, element: bool = False
     if element:
         return None
     return [mod.qualify(ann)]
+
+
+def shown_code(node: ast.AST) -> str:
+    """``node``'s source, short enough for a note."""
+    text = ast.unparse(node)
+    return f"`{text if len(text) <= 40 else text[:37] + '...'}`"

@@ -89,6 +89,7 @@ class Attributes:
         found = False
         for c in related.values():
             if "__getattr__" in c.methods or "__getattribute__" in c.methods:
+                self.unknown(f"{c.name} answers attributes through __getattr__ ({c.file}:{c.line})")
                 return None
             for stmt in c.node.body:
                 t, hit = self._class_body_store(c, stmt, attr, element)
@@ -135,6 +136,9 @@ class Attributes:
                 return None
             found = True
             out += t
+        if not found:
+            names = ", ".join(sorted(k.name for k, _ in holders))
+            self.unknown(f"nothing in the tree stores .{attr} on {names}")
         return out if found else None
 
     def _confined(self, family: dict, related: dict) -> frozenset[str] | None:
@@ -164,6 +168,7 @@ class Attributes:
         store into any attribute (a computed ``setattr``, ``__dict__``, ``vars(self)``)."""
         stores, opaque = self._method_stores(mod, fn)
         if opaque:
+            self.unknown(f"{fn.name}() may store into any attribute of self ({mod.rel}:{fn.lineno})")
             return None, True
         out: list[str] = []
         items = stores.get(attr, ())
@@ -174,6 +179,8 @@ class Attributes:
                 t = None if element else self.expr_types(mod, value, node)
             else:
                 t = None if value is None else self._assignment_types(mod, node, value, element, fn)
+                if value is None:
+                    self.unknown(f"what {fn.name}() stores into self.{attr} is not followed ({mod.rel}:{node.lineno})")
             if t is None:
                 return None, True
             out += t
@@ -300,6 +307,8 @@ class Attributes:
                 return None
             found = True
             out += t
+        if not found:
+            self.unknown(f"nothing in the tree stores .{attr}")
         return out if found else None
 
 

@@ -19,7 +19,7 @@ import ast
 from .ast_util import decorator_name, dotted_name, first_param
 from .index import ClassInfo, ModuleInfo, enclosing_def
 from .model import Receiver
-from .type_annotations import EXACT, PROPERTIES, annotation_types
+from .type_annotations import EXACT, PROPERTIES, annotation_types, shown_code
 
 # Decorators that leave what the function returns as it is.
 _SAME_RETURN = {"staticmethod", "classmethod", "abstractmethod", "abc.abstractmethod", "override",
@@ -36,9 +36,14 @@ class Calls:
     def call_types(self, mod: ModuleInfo, call: ast.Call) -> list[str] | None:
         """Types a call returns: from the return annotation or the return statements of every
         function or method it can run; None when that is not clear."""
+        before = self.why
         callees = self._callees(mod, call)
-        if callees is None or not callees:
-            return None if callees is None else []
+        if callees is None:
+            if self.why is before:
+                self.unknown(f"what {shown_code(call.func)} runs is not known ({mod.rel}:{call.lineno})")
+            return None
+        if not callees:
+            return []
         out: list[str] = []
         for item in callees:
             if isinstance(item, str):
@@ -147,6 +152,8 @@ class Calls:
             if isinstance(fn, ast.AsyncFunctionDef):
                 return ["builtins.coroutine"]
             if any(decorator_name(d) not in _SAME_RETURN and decorator_name(d) not in PROPERTIES for d in fn.decorator_list):
+                if ann is None:
+                    self.unknown(f"{fn.name}() has a decorator that may change what it returns ({mod.rel}:{fn.lineno})")
                 return ann
             out: list[str] = []
             for node in _own_nodes(fn):

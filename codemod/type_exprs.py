@@ -39,7 +39,7 @@ import re
 from .ast_util import dotted_name, first_param, is_static, walk
 from .index import ClassInfo, Index, ModuleInfo, OverBudget, enclosing_def, scope_of
 from .model import Receiver
-from .type_annotations import EXACT, NAMELESS_BASES, PLAIN_BASES, UNREACHED, annotation_types
+from .type_annotations import EXACT, NAMELESS_BASES, PLAIN_BASES, UNREACHED, annotation_types, shown_code
 from .type_attrs import Attributes
 from .type_calls import Calls
 
@@ -66,6 +66,8 @@ class Types(Calls, Attributes):
         self._approx: dict[tuple, list[str] | None] = {}
         self._steps = BUDGET
         self.cut_short = False  # whether the last query ran out of its budget
+        self.why: str | None = None  # why the last query's answer is unknown, when known
+        self._why_of: dict[tuple, str] = {}
         self._modules_seen: set[str] = set()
         self._modules_left = PARSES
         self._family: dict[str, list[ClassInfo]] = {}
@@ -77,6 +79,7 @@ class Types(Calls, Attributes):
         None (unknown) when it needs more of either (parsing is most of what a run costs)."""
         self._steps = BUDGET
         self.cut_short = False
+        self.why = None
         self._modules_left = PARSES
         self.index.meter = self._meter
         try:
@@ -86,6 +89,11 @@ class Types(Calls, Attributes):
             return None
         finally:
             self.index.meter = None
+
+    def looked_at(self, rel: str) -> None:
+        """A module this class's analysis parsed for its own search: looking at it again costs
+        the typing nothing."""
+        self._modules_seen.add(rel)
 
     def _meter(self, rel: str) -> None:
         """Charge one query for each module that no earlier query of this class looked at: what
@@ -107,6 +115,8 @@ class Types(Calls, Attributes):
         still being computed, or cut short by the budget, are not memoised.
         """
         if key in self._memos:
+            if self._memos[key] is None:
+                self.why = self._why_of.get(key)
             return self._memos[key]
         frames = self._frames
         if key in self._active:
@@ -120,6 +130,7 @@ class Types(Calls, Attributes):
         self._active.add(key)
         deps: set = set()
         frames.append(deps)
+        outer_why, self.why = self.why, None
         try:
             for _ in range(_ROUNDS):
                 self._steps -= 1
@@ -141,7 +152,17 @@ class Types(Calls, Attributes):
                 frames[-1] |= deps
         else:
             self._memos[key] = result
+            if result is None and self.why:
+                self._why_of[key] = self.why
+        if result is not None:
+            self.why = outer_why  # what went unknown on the way was made up for
         return result
+
+    def unknown(self, reason: str) -> None:
+        """Say why the answer being worked out is unknown. The last reason given before an
+        answer ends unknown is taken as its cause (a None is passed straight up, or made up
+        for and followed by other work)."""
+        self.why = reason
 
     def value_types(self, mod: ModuleInfo, value: ast.AST | None, element: bool = False) -> list[str] | None:
         """Types an assigned value may have (or its elements, for a container)."""
@@ -180,6 +201,7 @@ class Types(Calls, Attributes):
             return self.call_types(mod, value)
         if isinstance(value, ast.Attribute) and not element:
             return self.attr_types(value.attr)
+        self.unknown(f"{shown_code(value)} is not followed (line {getattr(value, 'lineno', '?')} of {mod.rel})")
         return None
 
 
@@ -265,6 +287,7 @@ class Types(Calls, Attributes):
         elif cls is None and fn in mod.tree.body:
             callee = fn.name
         else:
+            self.unknown(f"what {fn.name}() is called with is not followed ({mod.rel}:{fn.lineno})")
             return None
         if pname not in params and pname not in [a.arg for a in fn.args.kwonlyargs]:
             return None
@@ -285,6 +308,7 @@ class Types(Calls, Attributes):
                 arg = next((k.value for k in call.keywords if k.arg == pname), None)
                 if arg is None and idx is not None:
                     if any(isinstance(a, ast.Starred) for a in call.args[: idx + 1]) or any(k.arg is None for k in call.keywords):
+                        self.unknown(f"a call of {callee}() passes * or ** arguments ({rel}:{call.lineno})")
                         return None
                     if idx < len(call.args):
                         arg = call.args[idx]
@@ -295,6 +319,8 @@ class Types(Calls, Attributes):
                     return None
                 out += t
         # Every call site sits in code the rewrite drops: nothing reaches this parameter.
+        if not sites and not filtered:
+            self.unknown(f"{callee}() has no call site in the tree ({mod.rel}:{fn.lineno})")
         return out if sites else ([UNREACHED] if filtered else None)
 
     def _name_types(self, mod: ModuleInfo, name: str, scope: ast.AST) -> list[str] | None:
@@ -306,7 +332,8 @@ class Types(Calls, Attributes):
         if isinstance(fn, ast.Lambda):
             a = fn.args
             if any(p.arg == name for p in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x]):
-                return None  # what a lambda is called with is not followed
+                self.unknown(f"{name} is a lambda's parameter ({mod.rel}:{fn.lineno})")
+                return None
         out: list[str] = []
         found = False
         if fn is not None:
@@ -342,17 +369,23 @@ class Types(Calls, Attributes):
                     t = self.value_types(mod, it, element=True)
                 else:
                     t = None
+                    self.unknown(f"{name} is an element of {shown_code(it)}, which is not followed ({mod.rel}:{it.lineno})")
                 if t is None:
                     return None
                 out += t
             elif isinstance(node, (ast.withitem,)) and isinstance(node.optional_vars, ast.Name) and node.optional_vars.id == name:
+                self.unknown(f"{name} is bound by a with statement ({mod.rel}:{node.optional_vars.lineno})")
                 return None
             elif isinstance(node, ast.NamedExpr) and node.target.id == name:
+                self.unknown(f"{name} is bound by := ({mod.rel}:{node.lineno})")
                 return None
             elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+                self.unknown(f"{name} is declared global or nonlocal ({mod.rel}:{node.lineno})")
                 return None  # bound by another scope's code too
         if not found and fn is not None:
             return self._name_types(mod, name, scope_of(mod, fn))  # a free name: the enclosing scope's
+        if not found:
+            self.unknown(f"{name} is imported or bound where it is not followed ({mod.rel})")
         return out if found else None
 
     def _assignment_types(self, mod, node, value, element, fn) -> list[str] | None:
@@ -373,3 +406,4 @@ class Types(Calls, Attributes):
 
 def _same(a: list[str] | None, b: list[str] | None) -> bool:
     return a is None and b is None or a is not None and b is not None and set(a) == set(b)
+

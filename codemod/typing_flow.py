@@ -123,7 +123,10 @@ class Flow:
         types = self.types.query(mod, recv, at)
         verdict = self.rel.combine(types)
         if not types:
-            why = "its sources go further than the typing follows" if self.types.cut_short else "its type is unknown"
+            if self.types.cut_short:
+                why = "its sources go further than the typing follows"
+            else:
+                why = f"its type is unknown: {self.types.why}" if self.types.why else "its type is unknown"
             return verdict, why, False
         return verdict, f"typed {_shown(types)}", self._related(types)
 

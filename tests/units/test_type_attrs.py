@@ -80,3 +80,12 @@ class Owner:
 def test_confined_holders(tmp_path, poke, expected):
     user = "from .holder import Owner\n\n\ndef f(o: Owner):\n    return o.holder.item.cache\n"
     assert verdict(tmp_path, user, holder=CONFINED, poke="from .base import Child\n\n\n" + poke) == expected
+
+
+def test_the_note_names_what_made_it_unknown(tmp_path):
+    from typetools import classified
+
+    holder = HOLDER + "\n    def __getattr__(self, name):\n        return None\n"
+    user = "from .holder import Holder\n\n\ndef f(h: Holder):\n    return h.item.cache\n"
+    [(_, note, _)] = classified(tmp_path, user, holder=holder)
+    assert note == "its type is unknown: Holder answers attributes through __getattr__ (pkg/holder.py:5)"

@@ -116,3 +116,11 @@ def test_no_change_an_annotated_function(tmp_path):
 ])
 def test_calls(tmp_path, user, expected):
     assert verdict(tmp_path, user, makers=MAKERS) == expected
+
+
+def test_the_note_names_the_decorator(tmp_path):
+    from typetools import classified
+
+    user = "from .makers import Factory\n\n\ndef f():\n    return Factory().wrapped().cache\n"
+    [(_, note, _)] = classified(tmp_path, user, makers=MAKERS)
+    assert note == "its type is unknown: wrapped() has a decorator that may change what it returns (pkg/makers.py:40)"

@@ -102,7 +102,10 @@ def test_the_note_says_when_the_budget_ran_out(tmp_path, monkeypatch):
     whose source is plainly unknown."""
     monkeypatch.setattr(type_exprs, "PARSES", 2)
     found = classified(tmp_path, "from .m1 import f1\n\n\ndef g(p):\n    p.cache\n    return f1().cache\n", **CHAIN)
-    assert [note for _, note, _ in found] == ["its type is unknown", "its sources go further than the typing follows"]
+    assert [note for _, note, _ in found] == [
+        "its type is unknown: g() has no call site in the tree (pkg/user.py:4)",
+        "its sources go further than the typing follows",
+    ]
 
 
 def test_the_budget_does_not_depend_on_other_classes_work(tmp_path, monkeypatch):
@@ -114,3 +117,13 @@ def test_the_budget_does_not_depend_on_other_classes_work(tmp_path, monkeypatch)
     monkeypatch.setattr(type_exprs, "PARSES", 2)
     [(after, _, _)] = classify_reads(index, Flow(index, classes["Child"]))
     assert (before, after) == (YES, MAYBE)
+
+
+def test_modules_the_class_searched_anyway_are_free(tmp_path, monkeypatch):
+    index = package(tmp_path, "from .m1 import f1\n\n\ndef g():\n    return f1().cache\n", **CHAIN)
+    monkeypatch.setattr(type_exprs, "PARSES", 0)
+    flow = Flow(index, index.module("pkg/base.py").classes["Child"])
+    for rel in ("pkg/m1.py", "pkg/m2.py", "pkg/m3.py", "pkg/base.py"):
+        flow.types.looked_at(rel)
+    [(verdict_, _, _)] = classify_reads(index, flow)
+    assert verdict_ == NO
