@@ -127,21 +127,37 @@ class Tree:
         return cls(path.resolve())
 
     @cached_property
+    def _root_str(self) -> str:
+        return str(self.root)
+
+    @cached_property
     def files(self) -> list[str]:
         """Relative POSIX paths of every .py file, sorted; symlinks out of ROOT are skipped."""
+        # Plain strings and os.scandir rather than Path objects: a tree has thousands of files,
+        # and the Path operations cost more than the walk itself.
+        root = str(self.root)
         out = []
-        for dirpath, dirnames, filenames in os.walk(self.root, followlinks=False):
-            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.endswith(".egg-info"))
-            for name in filenames:
-                if not name.endswith(".py"):
-                    continue
-                full = Path(dirpath) / name
-                if full.is_symlink():
-                    try:
-                        full.resolve().relative_to(self.root)
-                    except ValueError:
-                        continue
-                out.append(full.relative_to(self.root).as_posix())
+        todo = [""]
+        while todo:
+            rel_dir = todo.pop()
+            try:
+                entries = list(os.scandir(os.path.join(root, rel_dir) if rel_dir else root))
+            except OSError:
+                continue
+            for e in entries:
+                rel = f"{rel_dir}/{e.name}" if rel_dir else e.name
+                if e.is_dir(follow_symlinks=False):
+                    if e.name not in _SKIP_DIRS and not e.name.endswith(".egg-info"):
+                        todo.append(rel)
+                elif e.name.endswith(".py"):
+                    if e.is_symlink():
+                        if e.is_dir():
+                            continue  # a link to a folder is not walked
+                        try:
+                            Path(e.path).resolve().relative_to(self.root)
+                        except (ValueError, OSError):
+                            continue
+                    out.append(rel)
         out.sort()
         return out
 
@@ -194,7 +210,8 @@ class Tree:
     def read(self, rel: str) -> str | None:
         """Read and decode without keeping the text."""
         try:
-            data = (self.root / rel).read_bytes()
+            with open(os.path.join(self._root_str, rel), "rb") as f:
+                data = f.read()
             text, self.encodings[rel] = decode_source(data)
         except (OSError, UnicodeDecodeError, SyntaxError, LookupError) as exc:
             self.unreadable[rel] = f"{type(exc).__name__}: {exc}"
