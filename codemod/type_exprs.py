@@ -15,8 +15,9 @@ store of that name in the tree.
 
 Answers are computed on demand and memoised. A cycle (``a.x = b.y`` and ``b.y = a.x``) is
 solved as a least fixpoint: it adds nothing that does not enter it from outside. Each receiver
-may take ``BUDGET`` steps and parse ``PARSES`` more modules; a receiver that needs more is
-unknown, and nothing cut short is kept for the others.
+may take ``BUDGET`` steps and look at ``PARSES`` modules beyond those its class has looked at
+already (for its own search, or for earlier receivers); a receiver that needs more is unknown,
+and nothing cut short is kept for the others.
 
 ## Known limits
 Annotations are trusted. Code outside the tree (a base class from a library, a user of the
@@ -240,18 +241,14 @@ class Types(Calls, Attributes):
         return out
 
 
-    def ancestor_classes(self, cls: ClassInfo) -> list[ClassInfo | None]:
+    def ancestor_classes(self, cls: ClassInfo, harmless: set[str] = PLAIN_BASES) -> list[ClassInfo | None]:
         """The ancestors of ``cls`` in the order ``Index.ancestors`` gives, with None for each
-        base outside the tree that may give instances attributes (not ``PLAIN_BASES``)."""
+        base outside the tree, less those in ``harmless`` (by default the bases that give
+        instances no attributes of their own choosing)."""
         key = ("ancestors", cls.qualname)
         if key not in self._memos:
-            out: list[ClassInfo | None] = []
-            for q in self.index.ancestors(cls):
-                c = self.index.resolve_class(q)
-                if c is not None or q not in PLAIN_BASES:
-                    out.append(c)
-            self._memos[key] = out
-        return self._memos[key]
+            self._memos[key] = [(q, self.index.resolve_class(q)) for q in self.index.ancestors(cls)]
+        return [c for q, c in self._memos[key] if c is not None or q not in harmless]
 
     def attribute_names(self, classes) -> set[str] | None:
         """Every attribute an instance of these classes (and so of their ancestors) may carry,
@@ -259,14 +256,11 @@ class Types(Calls, Attributes):
         (only ``NAMELESS_BASES`` add none)."""
         names: set[str] = set()
         for c in classes:
-            for q in self.index.ancestors(c):
-                anc = self.index.resolve_class(q)
-                if anc is None:
-                    if q not in NAMELESS_BASES:
-                        return None
-                    continue
+            ancestors = self.ancestor_classes(c, NAMELESS_BASES)
+            if None in ancestors:
+                return None
+            for anc in [c, *ancestors]:
                 names |= set(anc.members) | set(anc.declared_only)
-            names |= set(c.members) | set(c.declared_only)
         return names
 
     def _subs(self, cls: ClassInfo) -> list[ClassInfo]:

@@ -81,6 +81,10 @@ class Flow:
         self.types = Types(index, self.rel, site_filter)
         self._may_have = _UNSET
 
+    def looked_at(self, rel: str) -> None:
+        """A module the class's own search parsed: free for the typing (``Types.looked_at``)."""
+        self.types.looked_at(rel)
+
     def receiver(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> tuple[str, str]:
         """(verdict, note) for whether ``recv`` may be an instance of the target."""
         verdict, note, _ = self.classify(mod, recv, at)

@@ -79,7 +79,7 @@ def run(st, out: Scanned) -> bool:
         if mod is None:
             a.skipped_files[rel] = st.index.syntax_errors.get(rel) or tree.unreadable.get(rel, "unreadable")
             continue
-        flow.types.looked_at(rel)  # parsed for this search anyway: free for the typing that follows
+        flow.looked_at(rel)  # parsed for this search anyway: free for the typing that follows
         for node in mod.nodes:
             hit = attr_use(node, cand_set)
             if hit is None:
