@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import ast
 
-from .ast_util import decorator_name, dotted_name, first_param
-from .index import ClassInfo, ModuleInfo, enclosing_def
+from .ast_util import binding_count, decorator_name, dotted_name, first_param
+from .index import ClassInfo, ModuleInfo, enclosing_def, scope_of
 from .model import Receiver
 from .type_annotations import EXACT, PROPERTIES, annotation_types, shown_code
 
@@ -75,7 +75,7 @@ class Calls:
             return self._super_methods(cls, func.attr) if cls is not None else None
         if isinstance(func, ast.Attribute) and mod.qualify(func) not in _COPIES:
             return self._methods(mod, func.value, func.attr, call)
-        if dotted_name(func) is None:
+        if dotted_name(func) is None or self._shadowed(mod, func, call):
             return None
         q = mod.qualify(func)
         if q in _COPIES and len(call.args) == 1:
@@ -91,7 +91,7 @@ class Calls:
     def _methods(self, mod: ModuleInfo, owner: ast.AST, name: str, at: ast.AST) -> list | None:
         """The methods ``owner.name(...)`` can run: the first definition along each possible
         class's ancestors, and every override in its subclasses (unless the class is exact)."""
-        q = mod.qualify(owner) if dotted_name(owner) else None
+        q = mod.qualify(owner) if dotted_name(owner) and not self._shadowed(mod, owner, at) else None
         as_class = self.index.resolve_class(q) if q and "." in q else None
         if as_class is not None:
             holders = [(as_class, True)]  # Cls.method(...): Cls's own lookup
@@ -110,6 +110,15 @@ class Calls:
                     if name in sub.methods:
                         out.append((sub.module, sub.methods[name], sub))
         return out
+
+    def _shadowed(self, mod: ModuleInfo, expr: ast.AST, at: ast.AST) -> bool:
+        """Whether the name ``expr`` starts with is bound in the function around ``at`` (a
+        parameter or a local), so that it need not be the module's function or class."""
+        head = expr
+        while isinstance(head, ast.Attribute):
+            head = head.value
+        scope = scope_of(mod, at)
+        return isinstance(head, ast.Name) and not isinstance(scope, ast.Module) and binding_count(scope, head.id) > 0
 
     def _super_methods(self, cls: ClassInfo, name: str) -> list | None:
         """What ``super().name(...)`` in a method of ``cls`` can run: every definition after
