@@ -20,6 +20,7 @@ import re
 
 from .ast_util import binding_count, decorator_name, dotted_name, first_param, is_static, walk
 from .confinement import confining_attributes, may_reach
+from .dominance import always_follows, runs_before
 from .index import ClassInfo, ModuleInfo, enclosing_def, scope_of
 from .model import Receiver
 from .type_annotations import PROPERTIES, annotation_types
@@ -29,9 +30,10 @@ class Attributes:
     """What attributes hold, for ``Types``."""
 
     def reads_beside(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> list[str] | None:
-        """The attributes read on ``recv`` anywhere in the scope of ``at``: all of them on the
-        same object, since neither the name it starts with nor any attribute along it is bound
-        again there (None when one is, or ``recv`` is not a dotted name)."""
+        """The attributes read on ``recv`` in the scope of ``at`` that run on every path to
+        ``at``, before it, or always after it (``dominance``): all on the same object, since neither the name it
+        starts with nor any attribute along it is bound again there (None when one is, or
+        ``recv`` is not a dotted name)."""
         dotted = dotted_name(recv)
         if dotted is None:
             return None
@@ -43,7 +45,7 @@ class Attributes:
         parts = dotted.split(".")
         if any(".".join(parts[:i]) in stored for i in range(2, len(parts) + 1)):
             return None
-        return loads.get(ast.dump(recv), [])
+        return [attr for attr, node in loads.get(ast.dump(recv), ()) if runs_before(mod, node, at) or always_follows(mod, node, at)]
 
     def bound_more_than_once(self, scope: ast.AST, name: str) -> bool:
         key = (id(scope), name)
@@ -51,18 +53,18 @@ class Attributes:
             self._bound[key] = binding_count(scope, name) > 1
         return self._bound[key]
 
-    def _reads(self, scope: ast.AST) -> tuple[dict[str, list[str]], set[str]]:
-        """(receiver, dumped -> attribute names read on it; dotted attributes stored), over one
-        scope: built once per scope."""
+    def _reads(self, scope: ast.AST) -> tuple[dict[str, list[tuple[str, ast.Attribute]]], set[str]]:
+        """(receiver, dumped -> (attribute name, read) on it; dotted attributes stored), over
+        one scope: built once per scope."""
         key = id(scope)
         if key not in self._scope_reads:
-            loads: dict[str, list[str]] = {}
+            loads: dict[str, list[tuple[str, ast.Attribute]]] = {}
             stored: set[str] = set()
             for node in walk(scope):
                 if isinstance(node, ast.Attribute) and not node.attr.startswith("__"):
                     if isinstance(node.ctx, ast.Load):
                         if dotted_name(node.value) is not None:
-                            loads.setdefault(ast.dump(node.value), []).append(node.attr)
+                            loads.setdefault(ast.dump(node.value), []).append((node.attr, node))
                     elif dotted_name(node) is not None:
                         stored.add(dotted_name(node))
             self._scope_reads[key] = (loads, stored)

@@ -35,14 +35,13 @@ there.
 from __future__ import annotations
 
 import ast
-import re
 
-from .ast_util import dotted_name, first_param, is_static, walk
+from .ast_util import dotted_name, first_param, is_static
 from .index import ClassInfo, Index, ModuleInfo, OverBudget, enclosing_def, scope_of
-from .model import Receiver
 from .type_annotations import EXACT, NAMELESS_BASES, PLAIN_BASES, UNREACHED, annotation_types, shown_code
 from .type_attrs import Attributes
 from .type_calls import Calls
+from .type_names import Names
 
 __all__ = ["EXACT", "UNREACHED", "Types", "annotation_types"]
 
@@ -53,7 +52,7 @@ _ROUNDS = 8  # a cycle that has not settled after this many rounds is unknown
 _OVER = ("over budget",)  # the mark of an answer cut short, which is never memoised
 
 
-class Types(Calls, Attributes):
+class Types(Calls, Attributes, Names):
     """What an expression of the tree may evaluate to, for one target class (whose relation to
     each type decides when a parameter's annotation is enough, and when its call sites are needed)."""
 
@@ -72,7 +71,7 @@ class Types(Calls, Attributes):
         self._modules_seen: set[str] = set()
         self._modules_left = PARSES
         self._family: dict[str, list[ClassInfo]] = {}
-        self._scope_reads: dict[int, tuple[dict[str, list[str]], set[str]]] = {}
+        self._scope_reads: dict[int, tuple[dict, set[str]]] = {}
         self._bound: dict[tuple[int, str], bool] = {}
 
     def query(self, mod: ModuleInfo, expr: ast.AST, at: ast.AST) -> list[str] | None:
@@ -240,7 +239,6 @@ class Types(Calls, Attributes):
             out.append((k, q.startswith(EXACT)))
         return out
 
-
     def ancestor_classes(self, cls: ClassInfo, harmless: set[str] = PLAIN_BASES) -> list[ClassInfo | None]:
         """The ancestors of ``cls`` in the order ``Index.ancestors`` gives, with None for each
         base outside the tree, less those in ``harmless`` (by default the bases that give
@@ -267,120 +265,6 @@ class Types(Calls, Attributes):
         if cls.qualname not in self._family:
             self._family[cls.qualname] = self.index.subclasses_deep(cls)
         return self._family[cls.qualname]
-
-
-    def _param_flow(self, mod: ModuleInfo, fn: ast.FunctionDef, pname: str) -> list[str] | None:
-        """Types of a parameter from the arguments at every call site in the tree."""
-        return self._memo(("param", mod.rel, fn.lineno, pname), lambda: self._param_sites(mod, fn, pname))
-
-    def _param_sites(self, mod: ModuleInfo, fn: ast.FunctionDef, pname: str) -> list[str] | None:
-        _, cls = enclosing_def(mod, fn.body[0]) if fn.body else (None, None)
-        params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
-        if fn.name == "__init__" and cls is not None:
-            callee, params = cls.name, params[1:]
-        elif cls is None and fn in mod.tree.body:
-            callee = fn.name
-        else:
-            self.unknown(f"what {fn.name}() is called with is not followed ({mod.rel}:{fn.lineno})")
-            return None
-        if pname not in params and pname not in [a.arg for a in fn.args.kwonlyargs]:
-            return None
-        idx = params.index(pname) if pname in params else None
-        out: list[str] = []
-        sites = filtered = 0
-        for rel in self.index.tree.grep(re.compile(rf"\b{re.escape(callee)}\("), words=(callee,)):
-            site_mod = self.index.module(rel)
-            if site_mod is None:
-                return None
-            for call in site_mod.nodes:
-                if not (isinstance(call, ast.Call) and (dotted_name(call.func) or "").rsplit(".", 1)[-1] == callee):
-                    continue
-                if self.site_filter is not None and self.site_filter(site_mod, call):
-                    filtered += 1
-                    continue
-                sites += 1
-                arg = next((k.value for k in call.keywords if k.arg == pname), None)
-                if arg is None and idx is not None:
-                    if any(isinstance(a, ast.Starred) for a in call.args[: idx + 1]) or any(k.arg is None for k in call.keywords):
-                        self.unknown(f"a call of {callee}() passes * or ** arguments ({rel}:{call.lineno})")
-                        return None
-                    if idx < len(call.args):
-                        arg = call.args[idx]
-                if arg is None:
-                    continue  # the default applies
-                t = self.expr_types(site_mod, arg, call)
-                if t is None:
-                    return None
-                out += t
-        # Every call site sits in code the rewrite drops: nothing reaches this parameter.
-        if not sites and not filtered:
-            self.unknown(f"{callee}() has no call site in the tree ({mod.rel}:{fn.lineno})")
-        return out if sites else ([UNREACHED] if filtered else None)
-
-    def _name_types(self, mod: ModuleInfo, name: str, scope: ast.AST) -> list[str] | None:
-        """Types of a name from its bindings in ``scope`` (a function, a lambda or the module)."""
-        return self._memo(("name", mod.rel, id(scope), name), lambda: self._name_sources(mod, name, scope))
-
-    def _name_sources(self, mod: ModuleInfo, name: str, scope: ast.AST) -> list[str] | None:
-        fn = None if isinstance(scope, ast.Module) else scope
-        if isinstance(fn, ast.Lambda):
-            a = fn.args
-            if any(p.arg == name for p in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x]):
-                self.unknown(f"{name} is a lambda's parameter ({mod.rel}:{fn.lineno})")
-                return None
-        out: list[str] = []
-        found = False
-        if fn is not None:
-            for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs:
-                if a.arg == name:
-                    found = True
-                    t = annotation_types(mod, a.annotation)
-                    if t is None or self.rel.combine(t) == Receiver.MAYBE:
-                        flowed = self._param_flow(mod, fn, name)
-                        t = flowed if flowed is not None else t
-                    if t is None:
-                        return None
-                    out += t
-        for node in walk(scope):
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
-                found = True
-                t = self.expr_types(mod, node.value, node)
-                if t is None:
-                    return None
-                out += t
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
-                found = True
-                t = annotation_types(mod, node.annotation)
-                if t is None:
-                    return None
-                out += t
-            elif isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name) and node.target.id == name:
-                found = True
-                it = node.iter
-                if isinstance(it, ast.Attribute):
-                    t = self.attr_types(it.attr, element=True)
-                elif isinstance(it, (ast.List, ast.Tuple)):
-                    t = self.value_types(mod, it, element=True)
-                else:
-                    t = None
-                    self.unknown(f"{name} is an element of {shown_code(it)}, which is not followed ({mod.rel}:{it.lineno})")
-                if t is None:
-                    return None
-                out += t
-            elif isinstance(node, (ast.withitem,)) and isinstance(node.optional_vars, ast.Name) and node.optional_vars.id == name:
-                self.unknown(f"{name} is bound by a with statement ({mod.rel}:{node.optional_vars.lineno})")
-                return None
-            elif isinstance(node, ast.NamedExpr) and node.target.id == name:
-                self.unknown(f"{name} is bound by := ({mod.rel}:{node.lineno})")
-                return None
-            elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
-                self.unknown(f"{name} is declared global or nonlocal ({mod.rel}:{node.lineno})")
-                return None  # bound by another scope's code too
-        if not found and fn is not None:
-            return self._name_types(mod, name, scope_of(mod, fn))  # a free name: the enclosing scope's
-        if not found:
-            self.unknown(f"{name} is imported or bound where it is not followed ({mod.rel})")
-        return out if found else None
 
     def _assignment_types(self, mod, node, value, element, fn) -> list[str] | None:
         if isinstance(node, ast.AnnAssign):

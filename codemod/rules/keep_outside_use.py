@@ -23,9 +23,10 @@ the bindings of a name, the arguments at every call site of a parameter, the ret
 statements of whatever a call can run, and the stores that can reach an attribute (on an
 object of known classes, only those classes' own stores and stores on what may be one of
 them: ``codemod/type_attrs.py``, ``codemod/confinement.py``). Another attribute read on the
-same object that the class lacks also rules it out, unless a base outside the tree may give
-the class that attribute; an attribute stored onto an instance by code elsewhere is not
-counted as one it has. Anything unclear counts as a use, and so
+same object that the class lacks also rules it out, if that read runs first on every path or
+always follows in plain statements (``codemod/dominance.py``), and no base outside the tree
+may give the class that attribute; an attribute stored onto an instance by code elsewhere is
+not counted as one it has. Anything unclear counts as a use, and so
 does a receiver whose sources take more than a fixed budget of steps, so members may be kept
 on uses that can never see the class; the report lists such members apart ("kept because a
 use could not be ruled out"). Annotations are trusted, and the tree is taken to be the whole

@@ -53,3 +53,27 @@ def test_a_read_the_class_lacks_proves_nothing_when_a_base_is_outside(tmp_path, 
     base = BASE.replace("class Parent:", f"import abc\nimport library\n\n\nclass Parent({base_of_parent}):")
     user = "def f(c):\n    c.train()\n    return c.cache\n"
     assert verdict(tmp_path, user, base=base) == expected
+
+
+@pytest.mark.parametrize("user", [
+    pytest.param("def f(c):\n    if hasattr(c, 'train'):\n        c.train()\n    return c.cache\n", id="under-a-hasattr-test"),
+    pytest.param("def f(c):\n    x = c.cache\n    if x:\n        return x\n    c.not_a_member_anywhere()\n", id="after-a-way-out"),
+    pytest.param("def f(c):\n    try:\n        x = c.cache\n        c.not_a_member_anywhere()\n    except AttributeError:\n        return 0\n",
+                 id="after-it-inside-a-try"),
+    pytest.param("def f(c):\n    try:\n        c.not_a_member_anywhere()\n    except AttributeError:\n        pass\n    return c.cache\n",
+                 id="caught"),
+    pytest.param("def f(c, on):\n    y = on and c.not_a_member_anywhere\n    return c.cache\n", id="after-and"),
+    pytest.param("def f(c, xs):\n    for x in xs:\n        c.not_a_member_anywhere()\n    return c.cache\n", id="in-a-loop-before"),
+])
+def test_a_read_the_class_lacks_proves_nothing_unless_it_runs_first(tmp_path, user):
+    assert receiver_of(tmp_path, user) == Receiver.MAYBE
+
+
+@pytest.mark.parametrize("user", [
+    pytest.param("def f(c):\n    c.not_a_member_anywhere()\n    return c.cache\n", id="an-earlier-statement"),
+    pytest.param("def f(c):\n    if c.not_a_member_anywhere:\n        return c.cache\n", id="the-test-of-an-if-around-it"),
+    pytest.param("def f(c):\n    with c.not_a_member_anywhere():\n        return c.cache\n", id="a-with-item-around-it"),
+    pytest.param("def f(c):\n    x = c.cache\n    y = x + 1\n    c.not_a_member_anywhere()\n    return y\n", id="always-after-it"),
+])
+def test_near_miss_a_read_that_runs_first_still_rules_it_out(tmp_path, user):
+    assert receiver_of(tmp_path, user) == Receiver.NO
