@@ -123,9 +123,7 @@ class Types(Calls, Attributes, Names):
             frames[-1].add(key)
             return self._approx.get(key, [])
         if self._steps <= 0 or len(frames) >= _NESTING:
-            if frames:
-                frames[-1].add(_OVER)
-            self.cut_short = True
+            self.cut_here()
             return None
         self._active.add(key)
         deps: set = set()
@@ -157,6 +155,12 @@ class Types(Calls, Attributes, Names):
         if result is not None:
             self.why = outer_why  # what went unknown on the way was made up for
         return result
+
+    def cut_here(self) -> None:
+        """Mark the answer being worked out as cut short by the budget: it is not memoised."""
+        if self._frames:
+            self._frames[-1].add(_OVER)
+        self.cut_short = True
 
     def unknown(self, reason: str) -> None:
         """Say why the answer being worked out is unknown. The last reason given before an

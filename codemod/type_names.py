@@ -2,7 +2,7 @@
 site of its function.
 
 A mixin of ``type_exprs.Types`` (it calls ``expr_types``, ``value_types``, ``attr_types``,
-``unknown`` and ``_memo`` there); that module's docstring says what an answer proves.
+``unknown``, ``cut_here`` and ``_memo`` there); that module's docstring says what an answer proves.
 
 A name takes every binding in its scope (an assignment, an annotation, a ``for`` target over an
 attribute or a literal); a free name, the enclosing scope's. A parameter whose annotation does
@@ -18,7 +18,7 @@ import ast
 import re
 
 from .ast_util import dotted_name, walk
-from .index import ModuleInfo, enclosing_def, scope_of
+from .index import ModuleInfo, OverBudget, enclosing_def, scope_of
 from .model import Receiver
 from .type_annotations import UNREACHED, annotation_types, shown_code
 
@@ -93,7 +93,13 @@ class Names:
                     found = True
                     t = annotation_types(mod, a.annotation)
                     if t is None or self.rel.combine(t) == Receiver.MAYBE:
-                        flowed = self._param_flow(mod, fn, name)
+                        try:
+                            flowed = self._param_flow(mod, fn, name)
+                        except OverBudget:
+                            if t is None:
+                                raise
+                            flowed = None  # the annotation still holds, as far as it goes
+                            self.cut_here()
                         t = flowed if flowed is not None else t
                     if t is None:
                         return None

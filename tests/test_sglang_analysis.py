@@ -36,10 +36,12 @@ TARGET_KEPT = {
     "token_to_kv_pool", "req_to_token_pool", "kv_index_translator", "kv_cache_quant_method",
     "use_sliding_window_kv_pool", "_kv_write_scales", "extend_dummy_seqs_capped_by_req_pool",
 }
+# kv_indptr (and with it qo_indptr) stays: aiter_backend.py reads it on self.forward_metadata,
+# which hybrid backends' stores elsewhere fill with values the typing cannot follow.
 TARGET_DROPPED = {
     "prefill_wrapper_ragged", "prefill_wrappers_paged", "prefill_wrappers_verify", "decode_wrappers",
     "full_cg_prefill_wrappers", "indices_updater_prefill", "indices_updater_decode",
-    "kv_indptr", "kv_last_page_len", "qo_indptr", "full_cg_prefill_workspace_buffer",
+    "kv_last_page_len", "full_cg_prefill_workspace_buffer",
     "decode_use_tensor_cores", "dispatch_reason", "use_paged", "dllm_config",
     "_create_decode_wrappers", "_create_prefill_wrappers", "forward_metadata",
 }

@@ -93,16 +93,22 @@ def test_report_reads_as_the_pull_request(patched):
     [c] = [c for c in report["classes"] if c["name"] == "TRTLLMHAAttnBackend"]
     assert {w["name"] for w in c["risk"]["global_writes"]} == {"SGLANG_FLASHINFER_WORKSPACE_SIZE"}
     assert [m["why"].split(",")[0] for m in c["comments_to_review"]] == [
-        "names kv_indptr", "speaks of the parent or super()", "speaks of the parent or super()"]
-    # The second pass: the draft container still builds its index buffers, because the decoupled
-    # backend tests them against None (guarding the validations it keeps).
+        "speaks of the parent or super()", "speaks of the parent or super()"]
+    # The second pass: the draft container still builds its index buffers: the decoupled backend
+    # keeps kv_indptr (so it reads kv_indptr_buf), and tests kv_last_page_len_buf against None
+    # (guarding the validations it keeps).
     [d] = [c for c in report["classes"] if c["name"] == "TRTLLMHAAttnMultiStepDraftBackend"]
     assert {(m["member"], m["parameter"], m["use"]["how"]) for m in d["risk"]["passed_on"]} == {
-        ("kv_indptr", "kv_indptr_buf", "only compared with None"),
+        ("kv_indptr", "kv_indptr_buf", "read"),
         ("kv_last_page_len", "kv_last_page_len_buf", "only compared with None")}
-    assert "`kv_indptr` is still built here only to be passed as `kv_indptr_buf`" in risk
+    assert "`kv_last_page_len` is still built here only to be passed as `kv_last_page_len_buf`" in risk
     # Members kept on uses that could not be ruled out are listed apart, for review.
     assert {k["member"] for k in d["kept"] if not k["certain"]} == {"kv_index_translator", "max_context_len", "page_size", "req_to_token_pool"}
+    assert {k["member"] for k in c["kept"] if not k["certain"]} == {"decode_backend", "enable_mis", "is_multimodal", "kv_indptr", "prefill_backend"}
+    # Each says what stopped the typing: a reason, or the budget.
+    for k in [k for k in c["kept"] + d["kept"] if not k["certain"]]:
+        use = k["evidence"][0]["use"]
+        assert "its type is unknown: " in use or "its sources go further than the typing follows" in use, use
     assert md.count("Kept because a use could not be ruled out") == 2
 
 
@@ -193,5 +199,5 @@ def test_construction_on_cpu_builds_no_flashinfer_objects(wheels, tmp_path):
         assert attr in patched["TRTLLMHAAttnBackend"]["instance_attributes"]
     for attr in ("attn_backends", "speculative_num_steps", "kv_index_translator"):
         assert attr in patched["TRTLLMHAAttnMultiStepDraftBackend"]["instance_attributes"]
-    assert not {"decode_wrappers", "prefill_wrapper_ragged", "indices_updater_decode", "kv_indptr", "qo_indptr"} & set(
+    assert not {"decode_wrappers", "prefill_wrapper_ragged", "indices_updater_decode"} & set(
         patched["TRTLLMHAAttnBackend"]["instance_attributes"])

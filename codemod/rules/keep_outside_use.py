@@ -88,16 +88,15 @@ def run(st, out: Scanned) -> bool:
             name, recv, how, line = hit
             if name in strong and not st.all_uses:
                 continue
-            plain = None
-            if name in a.kept and not st.all_uses:
+            if name in a.kept and not st.all_uses and flow.plainly_shown(mod, recv, node) is None:
                 # Kept already on an unknown receiver: only one typed right where it is used is
-                # looked at (typing others would search the tree again).
-                plain = flow.plainly_shown(mod, recv, node)
-                if plain is None:
-                    continue
+                # looked at (typing others would search the tree again); its typing in full then
+                # says whether it holds (an annotated parameter whose every call site is in code
+                # the rewrite drops does not).
+                continue
             if rel in chain_files and inside_any(mod, node, chain_nodes):
                 continue
-            verdict, note, strength = (*plain, SHOWN) if plain else flow.classify(mod, recv, node)
+            verdict, note, strength = flow.classify(mod, recv, node)
             if verdict == Receiver.NO:
                 continue
             kind = a.members[name][0].kind

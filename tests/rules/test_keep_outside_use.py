@@ -104,6 +104,15 @@ def test_each_use_says_how_strongly_it_is_established(tmp_path, user, strength):
     assert ev.strength == strength
 
 
+def test_near_miss_a_use_that_looks_strong_but_only_dropped_code_reaches(tmp_path):
+    """An annotated parameter names the parent, but its only caller is code the rewrite drops:
+    the use is not evidence, though a cheap look at the annotation alone would call it shown."""
+    base = FILES["base.py"].replace("self.cache = {}", "self.cache = {}\n                self.helper = Helper(self)") + (
+        "\n\n        class Helper:\n            def __init__(self, owner: 'Parent'):\n                self.size = len(owner.cache)\n")
+    a, _ = analyse(tmp_path, {**FILES, "base.py": base, "a_user.py": WEAK})
+    assert [(e.file, e.strength) for e in a.kept["cache"]] == [("pkg/a_user.py", "unknown")]
+
+
 def test_a_weak_first_use_does_not_end_the_search_for_a_strong_one(tmp_path):
     # a_user.py is searched first; its receiver could not be ruled out, z_user.py's is typed.
     # z_user.py is parsed anyway (it also reads pool, not yet kept), so its strong use is found.
