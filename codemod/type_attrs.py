@@ -29,11 +29,12 @@ from .type_annotations import PROPERTIES, annotation_types
 class Attributes:
     """What attributes hold, for ``Types``."""
 
-    def reads_beside(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> list[str] | None:
-        """The attributes read on ``recv`` in the scope of ``at`` that run on every path to
-        ``at``, before it, or always after it (``dominance``): all on the same object, since neither the name it
-        starts with nor any attribute along it is bound again there (None when one is, or
-        ``recv`` is not a dotted name)."""
+    def read_lacking(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST, have: set[str]) -> str | None:
+        """An attribute outside ``have`` read on ``recv`` in the scope of ``at`` where that read
+        runs on every path to ``at``, before it, or always after it (``dominance``), if any. The
+        reads are all of the same object, since neither the name ``recv`` starts with nor any
+        attribute along it is bound again there (None when one is, or ``recv`` is not a dotted
+        name)."""
         dotted = dotted_name(recv)
         if dotted is None:
             return None
@@ -45,7 +46,8 @@ class Attributes:
         parts = dotted.split(".")
         if any(".".join(parts[:i]) in stored for i in range(2, len(parts) + 1)):
             return None
-        return [attr for attr, node in loads.get(ast.dump(recv), ()) if runs_before(mod, node, at) or always_follows(mod, node, at)]
+        return next((attr for attr, node in loads.get(ast.dump(recv), ())
+                     if attr not in have and (runs_before(mod, node, at) or always_follows(mod, node, at))), None)
 
     def bound_more_than_once(self, scope: ast.AST, name: str) -> bool:
         key = (id(scope), name)
@@ -127,7 +129,7 @@ class Attributes:
                 found = True  # nothing that can hold a C: kept without asking what it is stored on
                 out += t
                 continue
-            if may_have is not None and any(a not in may_have for a in self.reads_beside(smod, recv, node) or ()):
+            if may_have is not None and self.read_lacking(smod, recv, node, may_have) is not None:
                 continue  # the same object has an attribute that no related class gives its instances
             # A receiver typed as classes none of which is related cannot be a holder (an
             # instance of a holder's subclass is an instance of every ancestor, all related).

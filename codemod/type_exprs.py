@@ -74,13 +74,14 @@ class Types(Calls, Attributes, Names):
         self._scope_reads: dict[int, tuple[dict, set[str]]] = {}
         self._bound: dict[tuple[int, str], bool] = {}
 
-    def query(self, mod: ModuleInfo, expr: ast.AST, at: ast.AST) -> list[str] | None:
-        """``expr_types`` for one receiver, with a fresh budget of steps and of modules to parse;
-        None (unknown) when it needs more of either (parsing is most of what a run costs)."""
+    def query(self, mod: ModuleInfo, expr: ast.AST, at: ast.AST, parses: int | None = None) -> list[str] | None:
+        """``expr_types`` for one receiver, with a fresh budget of steps and of modules to parse
+        (``parses``, else ``PARSES``); None (unknown) when it needs more of either (parsing is
+        most of what a run costs)."""
         self._steps = BUDGET
         self.cut_short = False
         self.why = None
-        self._modules_left = PARSES
+        self._modules_left = PARSES if parses is None else parses
         self.index.meter = self._meter
         try:
             return self.expr_types(mod, expr, at)

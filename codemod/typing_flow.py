@@ -90,11 +90,12 @@ class Flow:
         verdict, note, _ = self.classify(mod, recv, at)
         return verdict, note
 
-    def classify(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> tuple[str, str, str]:
+    def classify(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST, parses: int | None = None) -> tuple[str, str, str]:
         """(verdict, note, strength): strength SHOWN when the receiver is shown to be able to hold
         an instance (an isinstance guard, or typed as the class, a subclass or an ancestor),
-        UNKNOWN when it merely could not be ruled out."""
-        verdict, note, typed = self._typed(mod, recv, at)
+        UNKNOWN when it merely could not be ruled out. ``parses``: the typing's budget of modules,
+        when not the default."""
+        verdict, note, typed = self._typed(mod, recv, at, parses)
         return verdict, note, SHOWN if typed else UNKNOWN
 
     def plainly_shown(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> tuple[str, str] | None:
@@ -117,14 +118,14 @@ class Flow:
             return None
         return self.rel.combine(types), f"annotated {_shown(types)}"
 
-    def _typed(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> tuple[str, str, bool]:
+    def _typed(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST, parses: int | None = None) -> tuple[str, str, bool]:
         guard = self._isinstance_guard(mod, recv, at)
         if guard is not None and not (self.rel.combine(guard) == NO and self._rebound(mod, recv, at)):
             return self.rel.combine(guard), "isinstance guard", self._related(guard)
         lacking = self._co_access(mod, recv, at)
         if lacking is not None:
             return NO, f"the same object also has .{lacking}, which {self.rel.target.name} instances lack", True
-        types = self.types.query(mod, recv, at)
+        types = self.types.query(mod, recv, at, parses)
         verdict = self.rel.combine(types)
         if not types:
             if self.types.cut_short:
@@ -150,10 +151,7 @@ class Flow:
         so its other reads are not uses of the target's members.
         """
         have = self.may_have
-        if have is None:
-            return None
-        reads = self.types.reads_beside(mod, recv, at)
-        return next((attr for attr in reads or () if attr not in have), None)
+        return None if have is None else self.types.read_lacking(mod, recv, at, have)
 
     def _rebound(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> bool:
         """Whether the name ``recv`` starts with is bound more than once in its scope (a guard on

@@ -47,6 +47,7 @@ from ..state import inside_any
 
 ID = "DC108"
 NAME = "outside-use"
+CONFIRM_PARSES = 2  # modules the typing of a plainly shown use may look at (it only confirms)
 
 
 def run(st, out: Scanned) -> bool:
@@ -88,15 +89,16 @@ def run(st, out: Scanned) -> bool:
             name, recv, how, line = hit
             if name in strong and not st.all_uses:
                 continue
-            if name in a.kept and not st.all_uses and flow.plainly_shown(mod, recv, node) is None:
+            confirm = name in a.kept and not st.all_uses
+            if confirm and flow.plainly_shown(mod, recv, node) is None:
                 # Kept already on an unknown receiver: only one typed right where it is used is
-                # looked at (typing others would search the tree again); its typing in full then
-                # says whether it holds (an annotated parameter whose every call site is in code
-                # the rewrite drops does not).
+                # looked at (typing others would search the tree again); a typing on a small
+                # budget then says whether it holds (an annotated parameter whose every call
+                # site is in code the rewrite drops does not; past the budget, the annotation does).
                 continue
             if rel in chain_files and inside_any(mod, node, chain_nodes):
                 continue
-            verdict, note, strength = flow.classify(mod, recv, node)
+            verdict, note, strength = flow.classify(mod, recv, node, CONFIRM_PARSES if confirm else None)
             if verdict == Receiver.NO:
                 continue
             kind = a.members[name][0].kind
