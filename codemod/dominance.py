@@ -33,7 +33,7 @@ from __future__ import annotations
 import ast
 
 from .ast_util import child_blocks
-from .index import ModuleInfo
+from .index import ModuleInfo, enclosing
 
 _CONDITIONAL = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.IfExp)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -47,7 +47,7 @@ def runs_before(mod: ModuleInfo, r: ast.AST, t: ast.AST) -> bool:
     if s_r is None or not _plain_path(mod, r, s_r):
         return False
     child = t
-    for anc in _ancestors(mod, t):
+    for anc in enclosing(mod, t):
         if anc is s_r and not isinstance(anc, _SCOPES):
             return True  # the same statement, or r in the header of a statement around t
         for block in _blocks(anc):
@@ -75,7 +75,7 @@ def always_follows(mod: ModuleInfo, r: ast.AST, t: ast.AST) -> bool:
     between = block[block.index(s_t): block.index(s_r)]
     if not all(isinstance(s, _PLAIN) and not any(isinstance(n, _LEAVES) for n in ast.walk(s)) for s in between):
         return False
-    for anc in _ancestors(mod, s_t):
+    for anc in enclosing(mod, s_t):
         if isinstance(anc, _SCOPES):
             return True
         if isinstance(anc, (ast.Try, ast.With, ast.AsyncWith)) or type(anc).__name__ == "TryStar":
@@ -86,13 +86,13 @@ def always_follows(mod: ModuleInfo, r: ast.AST, t: ast.AST) -> bool:
 def _statement(mod: ModuleInfo, node: ast.AST) -> ast.stmt | None:
     if isinstance(node, ast.stmt):
         return node
-    return next((a for a in _ancestors(mod, node) if isinstance(a, ast.stmt)), None)
+    return next((a for a in enclosing(mod, node) if isinstance(a, ast.stmt)), None)
 
 
 def _plain_path(mod: ModuleInfo, r: ast.AST, stmt: ast.stmt) -> bool:
     """Whether ``r`` is in the header of its statement, under no condition within it."""
     child = r
-    for anc in _ancestors(mod, r):
+    for anc in enclosing(mod, r):
         if anc is stmt:
             return not any(child in block for block in child_blocks(stmt))
         if isinstance(anc, _CONDITIONAL) and not (isinstance(anc, ast.IfExp) and child is anc.test):
@@ -107,11 +107,3 @@ def _blocks(node: ast.AST) -> list[list[ast.stmt]]:
     if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)):
         return [node.body]
     return child_blocks(node)
-
-
-def _ancestors(mod: ModuleInfo, node: ast.AST):
-    par = mod.parents
-    cur = par.get(id(node))
-    while cur is not None:
-        yield cur
-        cur = par.get(id(cur))
