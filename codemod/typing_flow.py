@@ -98,25 +98,22 @@ class Flow:
         verdict, note, typed = self._typed(mod, recv, at, parses)
         return verdict, note, SHOWN if typed else UNKNOWN
 
-    def plainly_shown(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> tuple[str, str] | None:
-        """A cheap test, without searching the tree: (verdict, note) when ``recv`` is a name that an
-        enclosing ``isinstance`` guard, or the annotation of the parameter it is, names as the
-        class or one of its bases (no name is resolved, so a subclass is not recognised); else
-        None."""
+    def plainly_shown(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> bool:
+        """A cheap test, without searching the tree: whether ``recv`` is a name that an enclosing
+        ``isinstance`` guard, or the annotation of the parameter it is, names as the class or
+        one of its bases (no name is resolved, so a subclass is not recognised)."""
         if not isinstance(recv, ast.Name):
-            return None
+            return False
         guard = self._isinstance_guard(mod, recv, at)
         if guard is not None:
-            return (self.rel.combine(guard), "isinstance guard") if self._named(guard) else None
+            return self._named(guard)
         fn = scope_of(mod, at)
         if fn is mod.tree:
-            return None
+            return False
         a = fn.args
         ann = next((p.annotation for p in a.posonlyargs + a.args + a.kwonlyargs if p.arg == recv.id), None)
         types = annotation_types(mod, ann) if ann is not None else None
-        if not types or not self._named(types):
-            return None
-        return self.rel.combine(types), f"annotated {_shown(types)}"
+        return bool(types) and self._named(types)
 
     def _typed(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST, parses: int | None = None) -> tuple[str, str, bool]:
         guard = self._isinstance_guard(mod, recv, at)

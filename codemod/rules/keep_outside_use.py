@@ -90,7 +90,7 @@ def run(st, out: Scanned) -> bool:
             if name in strong and not st.all_uses:
                 continue
             confirm = name in a.kept and not st.all_uses
-            if confirm and flow.plainly_shown(mod, recv, node) is None:
+            if confirm and not flow.plainly_shown(mod, recv, node):
                 # Kept already on an unknown receiver: only one typed right where it is used is
                 # looked at (typing others would search the tree again); a typing on a small
                 # budget then says whether it holds (an annotated parameter whose every call
