@@ -216,13 +216,13 @@ def _only_dereferenced(index: Index, attr: str) -> bool:
         mod = index.module(rel)
         if mod is None:
             return False
-        for node in mod.nodes:
-            if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Load):
-                if not _dereferenced(mod, node) and not _alias_dereferenced(mod, node):
-                    return False
-            if (
-                isinstance(node, ast.Call) and dotted_name(node.func) == "getattr" and len(node.args) >= 2
-                and isinstance(node.args[1], ast.Constant) and node.args[1].value == attr
-            ):
+        for node in mod.attributes.get(attr, ()):
+            if isinstance(node.ctx, ast.Load) and not _dereferenced(mod, node) and not _alias_dereferenced(mod, node):
                 return False
+        if "getattr" in mod.text and any(
+            isinstance(node, ast.Call) and dotted_name(node.func) == "getattr" and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant) and node.args[1].value == attr
+            for node in mod.nodes
+        ):
+            return False
     return True

@@ -135,7 +135,7 @@ class Tree:
         """Relative POSIX paths of every .py file, sorted; symlinks out of ROOT are skipped."""
         # Plain strings and os.scandir rather than Path objects: a tree has thousands of files,
         # and the Path operations cost more than the walk itself.
-        root = str(self.root)
+        root = self._root_str
         out = []
         todo = [""]
         while todo:
