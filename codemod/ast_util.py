@@ -169,9 +169,10 @@ def resolve_relative(modname: str, is_package: bool, target: str | None, level: 
     return base
 
 
-def binding_count(scope: ast.AST, name: str) -> int:
+def binding_count(scope: ast.AST, name: str, imports: bool = True) -> int:
     """How many times ``scope`` binds ``name``: each binding is a separate object, so what one
-    binding's reads prove says nothing of another's (two ``except ... as e``, say)."""
+    binding's reads prove says nothing of another's (two ``except ... as e``, say). Without
+    ``imports``, an import does not count (it binds what ``ModuleInfo.qualify`` names anyway)."""
     n = 0
     if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         a = scope.args
@@ -181,7 +182,7 @@ def binding_count(scope: ast.AST, name: str) -> int:
             n += 1
         elif isinstance(node, ast.ExceptHandler) and node.name == name:
             n += 1
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and imports:
             n += sum(1 for x in node.names if (x.asname or x.name).split(".")[0] == name)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not scope and node.name == name:
             n += 1

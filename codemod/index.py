@@ -267,6 +267,13 @@ class Index:
             return None
         return ModuleInfo(self.tree.module_name(rel), rel, tree, text, self.tree.is_package(rel))
 
+    def in_tree(self, qualname: str) -> bool:
+        """Whether a dotted name lies in a package or module of the tree (a name from a library
+        outside it does not)."""
+        parts = qualname.split(".")
+        modules = self.tree.modules
+        return any(".".join(parts[:i]) in modules for i in range(1, len(parts) + 1))
+
     def module_by_name(self, name: str) -> ModuleInfo | None:
         rel = self.tree.modules.get(name)
         return self.module(rel) if rel else None

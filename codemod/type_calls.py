@@ -113,12 +113,13 @@ class Calls:
 
     def _shadowed(self, mod: ModuleInfo, expr: ast.AST, at: ast.AST) -> bool:
         """Whether the name ``expr`` starts with is bound in the function around ``at`` (a
-        parameter or a local), so that it need not be the module's function or class."""
+        parameter or a local, not an import), so that it need not be the module's function or
+        class."""
         head = expr
         while isinstance(head, ast.Attribute):
             head = head.value
         scope = scope_of(mod, at)
-        return isinstance(head, ast.Name) and not isinstance(scope, ast.Module) and binding_count(scope, head.id) > 0
+        return isinstance(head, ast.Name) and not isinstance(scope, ast.Module) and binding_count(scope, head.id, imports=False) > 0
 
     def _super_methods(self, cls: ClassInfo, name: str) -> list | None:
         """What ``super().name(...)`` in a method of ``cls`` can run: every definition after

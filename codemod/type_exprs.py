@@ -20,7 +20,11 @@ already (for its own search, or for earlier receivers); a receiver that needs mo
 and nothing cut short is kept for the others.
 
 ## Known limits
-Annotations are trusted. Code outside the tree (a base class from a library, a user of the
+Annotations are trusted. A call is taken to make an instance of exactly one class when it
+names, through no local binding, a class of the tree that neither it nor a base in the tree
+gives a ``__new__`` or a metaclass other than ``ABCMeta`` (a base outside the tree is trusted
+not to), or a capitalised name from outside the tree; any other call is typed by what it runs.
+Code outside the tree (a base class from a library, a user of the
 library) that stores into the tree's objects or calls its functions is not seen: a holder with
 a base outside the tree (other than ``PLAIN_BASES``) falls back to every store of that name in
 the tree, and a parameter with no call site in the tree is unknown. Stores into a tuple target
@@ -49,6 +53,7 @@ BUDGET = 400  # typing steps per receiver: one over it is unknown, and only that
 PARSES = 8  # modules one receiver's typing may look at beyond those of the class's earlier receivers
 _NESTING = 60  # deeper chains than this are unknown (Python's stack is the limit)
 _ROUNDS = 8  # a cycle that has not settled after this many rounds is unknown
+_PLAIN_METACLASSES = {"abc.ABCMeta", "ABCMeta", "builtins.type", "type"}
 _OVER = ("over budget",)  # the mark of an answer cut short, which is never memoised
 
 
@@ -200,15 +205,41 @@ class Types(Calls, Attributes, Names):
         if isinstance(value, ast.ListComp) and element:
             return self.value_types(mod, value.elt)
         if isinstance(value, ast.Call) and not element:
-            name = dotted_name(value.func)
-            if name and name.rsplit(".", 1)[-1][:1].isupper():
-                return [EXACT + mod.qualify(value.func)]
-            return self.call_types(mod, value)
+            decided, made = self._constructed(mod, value)
+            return made if decided else self.call_types(mod, value)
         if isinstance(value, ast.Attribute) and not element:
             return self.attr_types(value.attr)
         self.unknown(f"{shown_code(value)} is not followed (line {getattr(value, 'lineno', '?')} of {mod.rel})")
         return None
 
+
+    def _constructed(self, mod: ModuleInfo, call: ast.Call) -> tuple[bool, list[str] | None]:
+        """(True, ``[EXACT + class]``) when ``call`` plainly makes an instance of one class: it
+        names (not through a local binding) a class of the tree, or a capitalised name from
+        outside the tree. (True, None) when it names a class of the tree but what it makes
+        cannot be told: the class or a base of it in the tree defines ``__new__``, or a
+        metaclass other than ``ABCMeta`` may answer the call. (False, None) when the call is
+        not a construction (a function, a name bound to a class at run time): its returns
+        decide."""
+        name = dotted_name(call.func)
+        if name is None or self._shadowed(mod, call.func, call):
+            return False, None
+        q = mod.qualify(call.func)
+        k = self.index.resolve_class(q) if "." in q else None
+        if k is None:
+            outside = "." in q and not self.index.in_tree(q) and name.rsplit(".", 1)[-1][:1].isupper()
+            return (True, [EXACT + q]) if outside else (False, None)
+        for c in [k, *self.ancestor_classes(k)]:
+            if c is None:
+                continue
+            if "__new__" in c.methods:
+                self.unknown(f"{c.name} defines __new__, which may make something else ({c.file}:{c.line})")
+                return True, None
+            meta = next((kw.value for kw in c.node.keywords if kw.arg == "metaclass"), None)
+            if meta is not None and c.module.qualify(meta) not in _PLAIN_METACLASSES:
+                self.unknown(f"{c.name}'s metaclass may answer the call ({c.file}:{c.line})")
+                return True, None
+        return True, [EXACT + k.qualname]
 
     # ---- receivers ------------------------------------------------------------
     def expr_types(self, mod: ModuleInfo, expr: ast.AST, at: ast.AST) -> list[str] | None:

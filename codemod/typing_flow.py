@@ -23,6 +23,7 @@ YES, MAYBE, NO = Receiver.YES, Receiver.MAYBE, Receiver.NO
 SHOWN, UNKNOWN = "shown", "unknown"  # how strongly a use on a receiver is established
 _UNSET = object()
 _UNKNOWN_TYPES = {"Any", "object", "typing.Any", "builtins.object"}
+_OUTSIDE_PLAIN = {"None"}  # unqualified names that still name no C
 
 
 @dataclass
@@ -34,23 +35,32 @@ class Relation:
 
     def __post_init__(self):
         self.ancestors = set(self.index.ancestors(self.target)) | {"builtins.object", "object"}
+        # A class that a subclass of C also derives from (``class D(T, C)``) may hold a C.
+        self.joint = {q for sub in self.index.subclasses_deep(self.target) for q in self.index.ancestors(sub)}
 
     def of(self, qual: str) -> str:
-        """YES: is C or a subclass; MAYBE: an ancestor (may hold a C) or unknown; NO: unrelated."""
+        """YES: is C or a subclass; MAYBE: an ancestor, a class that a subclass of C also derives
+        from, or a name that is not a class (of the tree, or from outside it); NO: unrelated."""
         if qual in _UNKNOWN_TYPES:
             return MAYBE
         if qual == UNREACHED:
             return NO
-        if qual.startswith(EXACT):
-            exact = qual[len(EXACT):]
-            if exact == self.target.qualname or self.target.qualname in self._ancestors_of(exact):
-                return YES
-            return NO
+        exact = qual.startswith(EXACT)
+        if exact:
+            qual = qual[len(EXACT):]
         if qual == self.target.qualname or self.target.qualname in self._ancestors_of(qual):
             return YES
-        if qual in self.ancestors:
+        if self._not_a_class(qual):
+            return MAYBE  # a type alias, a TypeVar, a variable bound to a class: it may be C
+        if not exact and (qual in self.ancestors or qual in self.joint):
             return MAYBE
         return NO
+
+    def _not_a_class(self, qual: str) -> bool:
+        """Whether ``qual`` names no class: neither one of the tree nor a name from outside it."""
+        if "." not in qual:
+            return qual not in _OUTSIDE_PLAIN
+        return self.index.in_tree(qual) and self.index.resolve_class(qual) is None
 
     def _ancestors_of(self, qual: str) -> set[str]:
         cls = self.index.resolve_class(qual)
