@@ -187,6 +187,13 @@ class Tree:
                 out[name] = rel
         return out
 
+    def holds(self, qualname: str) -> bool:
+        """Whether a dotted name lies in a package or module of the tree (a name from a library
+        outside it does not)."""
+        parts = qualname.split(".")
+        modules = self.modules
+        return any(".".join(parts[:i]) in modules for i in range(1, len(parts) + 1))
+
     def is_package(self, rel: str) -> bool:
         return rel.endswith("/__init__.py") or rel == "__init__.py"
 

@@ -127,13 +127,25 @@ class ModuleInfo:
         return self._walked[0]
 
     @cached_property
-    def attributes(self) -> dict[str, list[ast.Attribute]]:
-        """Attribute name -> every ``x.name`` node of the module (read, stored or deleted)."""
-        out: dict[str, list[ast.Attribute]] = {}
+    def _spellings(self) -> tuple[dict[str, list[ast.Attribute]], dict[str, list[ast.Name]]]:
+        attributes: dict[str, list[ast.Attribute]] = {}
+        names: dict[str, list[ast.Name]] = {}
         for node in self.nodes:
             if node.__class__ is ast.Attribute:
-                out.setdefault(node.attr, []).append(node)
-        return out
+                attributes.setdefault(node.attr, []).append(node)
+            elif node.__class__ is ast.Name:
+                names.setdefault(node.id, []).append(node)
+        return attributes, names
+
+    @property
+    def attributes(self) -> dict[str, list[ast.Attribute]]:
+        """Attribute name -> every ``x.name`` node of the module (read, stored or deleted)."""
+        return self._spellings[0]
+
+    @property
+    def names(self) -> dict[str, list[ast.Name]]:
+        """Identifier -> every ``Name`` node of the module that spells it."""
+        return self._spellings[1]
 
     @property
     def parents(self) -> dict[int, ast.AST]:
@@ -266,13 +278,6 @@ class Index:
             self.syntax_errors[rel] = f"line {getattr(exc, 'lineno', '?')}: {getattr(exc, 'msg', exc)}"
             return None
         return ModuleInfo(self.tree.module_name(rel), rel, tree, text, self.tree.is_package(rel))
-
-    def in_tree(self, qualname: str) -> bool:
-        """Whether a dotted name lies in a package or module of the tree (a name from a library
-        outside it does not)."""
-        parts = qualname.split(".")
-        modules = self.tree.modules
-        return any(".".join(parts[:i]) in modules for i in range(1, len(parts) + 1))
 
     def module_by_name(self, name: str) -> ModuleInfo | None:
         rel = self.tree.modules.get(name)

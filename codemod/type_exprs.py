@@ -227,7 +227,7 @@ class Types(Calls, Attributes, Names):
         q = mod.qualify(call.func)
         k = self.index.resolve_class(q) if "." in q else None
         if k is None:
-            outside = "." in q and not self.index.in_tree(q) and name.rsplit(".", 1)[-1][:1].isupper()
+            outside = "." in q and not self.index.tree.holds(q) and name.rsplit(".", 1)[-1][:1].isupper()
             return (True, [EXACT + q]) if outside else (False, None)
         for c in [k, *self.ancestor_classes(k)]:
             if c is None:

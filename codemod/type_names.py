@@ -6,8 +6,10 @@ A mixin of ``type_exprs.Types`` (it calls ``expr_types``, ``value_types``, ``att
 
 A name takes every binding in its scope (an assignment, an annotation, a ``for`` target over an
 attribute or a literal); a free name, the enclosing scope's. A parameter whose annotation does
-not decide takes the arguments at every call site of its function, for a module-level function
-or an ``__init__`` (by the class's name); a call site in code the rewrite drops does not count.
+not decide takes the arguments at every call site of its function (``call_sites``: for a
+module-level function or an ``__init__``, unknown when a mention of the name may hand it to
+other code), and its default where a call leaves it out; a call site in code the rewrite drops
+does not count.
 A ``with`` target, a ``:=``, a ``global`` or ``nonlocal`` name and a lambda's parameter are
 unknown.
 """
@@ -15,9 +17,9 @@ unknown.
 from __future__ import annotations
 
 import ast
-import re
 
-from .ast_util import dotted_name, walk
+from .ast_util import walk
+from .call_sites import function_sites, init_sites
 from .index import ModuleInfo, OverBudget, enclosing_def, scope_of
 from .model import Receiver
 from .type_annotations import UNREACHED, annotation_types, shown_code
@@ -35,40 +37,47 @@ class Names:
         params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
         if fn.name == "__init__" and cls is not None:
             callee, params = cls.name, params[1:]
+            found = init_sites(self.index, cls)
         elif cls is None and fn in mod.tree.body:
             callee = fn.name
+            found = function_sites(self.index, mod, fn)
         else:
             self.unknown(f"what {fn.name}() is called with is not followed ({mod.rel}:{fn.lineno})")
+            return None
+        if found.sites is None:
+            self.unknown(found.why)
             return None
         if pname not in params and pname not in [a.arg for a in fn.args.kwonlyargs]:
             return None
         idx = params.index(pname) if pname in params else None
         out: list[str] = []
         sites = filtered = 0
-        for rel in self.index.tree.grep(re.compile(rf"\b{re.escape(callee)}\("), words=(callee,)):
-            site_mod = self.index.module(rel)
-            if site_mod is None:
-                return None
-            for call in site_mod.nodes:
-                if not (isinstance(call, ast.Call) and (dotted_name(call.func) or "").rsplit(".", 1)[-1] == callee):
-                    continue
-                if self.site_filter is not None and self.site_filter(site_mod, call):
-                    filtered += 1
-                    continue
-                sites += 1
-                arg = next((k.value for k in call.keywords if k.arg == pname), None)
-                if arg is None and idx is not None:
-                    if any(isinstance(a, ast.Starred) for a in call.args[: idx + 1]) or any(k.arg is None for k in call.keywords):
-                        self.unknown(f"a call of {callee}() passes * or ** arguments ({rel}:{call.lineno})")
-                        return None
-                    if idx < len(call.args):
-                        arg = call.args[idx]
-                if arg is None:
-                    continue  # the default applies
-                t = self.expr_types(site_mod, arg, call)
-                if t is None:
+        defaulted = False
+        for site_mod, call, shift in found.sites:
+            if self.site_filter is not None and self.site_filter(site_mod, call):
+                filtered += 1
+                continue
+            sites += 1
+            arg = next((k.value for k in call.keywords if k.arg == pname), None)
+            if arg is None and idx is not None:
+                if any(isinstance(a, ast.Starred) for a in call.args[: idx + shift + 1]) or any(k.arg is None for k in call.keywords):
+                    self.unknown(f"a call of {callee}() passes * or ** arguments ({site_mod.rel}:{call.lineno})")
                     return None
-                out += t
+                if idx + shift < len(call.args):
+                    arg = call.args[idx + shift]
+            if arg is None:
+                defaulted = True
+                continue
+            t = self.expr_types(site_mod, arg, call)
+            if t is None:
+                return None
+            out += t
+        if defaulted:
+            default = _default(fn, pname)
+            t = [] if default is None else self.expr_types(mod, default, fn)
+            if t is None:
+                return None
+            out += t
         # Every call site sits in code the rewrite drops: nothing reaches this parameter.
         if not sites and not filtered:
             self.unknown(f"{callee}() has no call site in the tree ({mod.rel}:{fn.lineno})")
@@ -144,3 +153,11 @@ class Names:
         if not found:
             self.unknown(f"{name} is imported or bound where it is not followed ({mod.rel})")
         return out if found else None
+
+
+def _default(fn: ast.FunctionDef, pname: str) -> ast.expr | None:
+    """The default value of parameter ``pname`` of ``fn``, if it has one."""
+    a = fn.args
+    positional = a.posonlyargs + a.args
+    pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+    return next((d for p, d in pairs if p.arg == pname and d is not None), None)

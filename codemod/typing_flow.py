@@ -60,7 +60,7 @@ class Relation:
         """Whether ``qual`` names no class: neither one of the tree nor a name from outside it."""
         if "." not in qual:
             return qual not in _OUTSIDE_PLAIN
-        return self.index.in_tree(qual) and self.index.resolve_class(qual) is None
+        return self.index.tree.holds(qual) and self.index.resolve_class(qual) is None
 
     def _ancestors_of(self, qual: str) -> set[str]:
         cls = self.index.resolve_class(qual)

@@ -69,3 +69,46 @@ def test_constructions(tmp_path, route):
 def test_near_miss_constructions_of_other_classes(tmp_path, route):
     a, _ = analyse(tmp_path, {**FILES, "user.py": HEAD + route})
     assert kept_by(a, ID) == set()
+
+
+HOLDER = ("class Holder:\n    def __init__(self, b):\n        self.b = b\n\n    def size(self):\n        return self.b.cache\n\n\n"
+          "Holder(Other())\n\n\n")
+READER = "def read(c):\n    return c.cache\n\n\ndef elsewhere():\n    return read(Other())\n\n\n"
+
+ARGUMENTS = [
+    pytest.param(HOLDER + "class Sub(Holder):\n    pass\n\n\ndef run():\n    return Sub(Child(1)).size()\n", id="a-subclass-without-its-own-init"),
+    pytest.param(HOLDER + "class Sub(Holder):\n    def __init__(self, b):\n        super().__init__(b)\n\n\n"
+                 "def run():\n    return Sub(Child(1)).size()\n", id="super-init-in-a-subclass"),
+    pytest.param(HOLDER + "class Sub(Holder):\n    def __init__(self, b):\n        Holder.__init__(self, b)\n\n\n"
+                 "def run():\n    return Sub(Child(1)).size()\n", id="an-explicit-init-call"),
+    pytest.param("class Maker:\n    @classmethod\n    def make(cls, b):\n        return cls(b)\n\n\n" + HOLDER.replace("class Holder:", "class Holder(Maker):")
+                 + "def run():\n    return Holder.make(Child(1)).size()\n", id="cls-in-a-base-classmethod"),
+    pytest.param(HOLDER + "H = Holder\n\n\ndef run():\n    return H(Child(1)).size()\n", id="an-alias-of-the-class"),
+    pytest.param("import functools\n\n\n" + HOLDER + "def run():\n    return functools.partial(Holder, Child(1))().size()\n",
+                 id="a-partial-of-the-class"),
+    pytest.param(READER + "def run():\n    g = read\n    return g(Child(1))\n", id="an-alias-of-the-function"),
+    pytest.param(READER + "def run():\n    return list(map(read, [Child(1)]))\n", id="a-function-passed-to-map"),
+    pytest.param(READER + "def call(cb):\n    return cb(Child(1))\n\n\ndef run():\n    return call(read)\n", id="a-callback"),
+    pytest.param("D = Child(1)\n\n\ndef read(c=D):\n    return c.cache\n\n\ndef elsewhere():\n    return read(Other())\n\n\ndef run():\n    return read()\n",
+                 id="a-default-value"),
+    pytest.param("def deco(fn):\n    return lambda: fn(Child(1))\n\n\n@deco\n" + READER.replace("return read(Other())", "return 0")
+                 + "def run():\n    return read()\n", id="a-decorator-that-calls-it"),
+]
+
+
+@pytest.mark.parametrize("route", ARGUMENTS)
+def test_arguments(tmp_path, route):
+    before, after = run_route(tmp_path, route)
+    assert after == before
+
+
+@pytest.mark.parametrize("route", [
+    pytest.param(HOLDER, id="only-a-direct-call"),
+    pytest.param(HOLDER + "def check(h: Holder, k: 'type[Holder]') -> Holder:\n    assert isinstance(h, (Holder, int)) and issubclass(k, Holder)\n"
+                 "    return h\n", id="annotations-and-class-tests"),
+    pytest.param(READER + "import functools\n\n\n@functools.lru_cache\ndef cached(c):\n    return c.cache\n\n\ndef also():\n    return cached(Other())\n",
+                 id="a-transparent-decorator"),
+])
+def test_near_miss_arguments_that_are_all_seen(tmp_path, route):
+    a, _ = analyse(tmp_path, {**FILES, "user.py": HEAD + route})
+    assert kept_by(a, ID) == set()
