@@ -189,3 +189,14 @@ def binding_count(scope: ast.AST, name: str, imports: bool = True) -> int:
         elif type(node).__name__ in ("MatchAs", "MatchStar") and getattr(node, "name", None) == name:
             n += 1
     return n
+
+
+def names_bound(target: ast.AST) -> set[str]:
+    """The names an assignment target binds (``a``, ``a, *b``; not ``a.x`` or ``a[i]``)."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*(names_bound(e) for e in target.elts))
+    if isinstance(target, ast.Starred):
+        return names_bound(target.value)
+    return set()

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import re
 
-from .ast_util import binding_count, decorator_name, dotted_name, first_param, is_static, walk
+from .ast_util import binding_count, decorator_name, dotted_name, first_param, is_static, names_bound, walk
 from .confinement import confining_attributes, may_reach
 from .dominance import always_follows, runs_before
 from .index import ClassInfo, ModuleInfo, enclosing_def, scope_of
@@ -156,7 +156,7 @@ class Attributes:
         mod = cls.module
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
             return annotation_types(mod, stmt.annotation, element), True
-        if isinstance(stmt, ast.Assign) and any(attr in _names_bound(t) for t in stmt.targets):
+        if isinstance(stmt, ast.Assign) and any(attr in names_bound(t) for t in stmt.targets):
             if not all(isinstance(t, ast.Name) for t in stmt.targets):
                 return None, True
             return self.value_types(mod, stmt.value, element), True
@@ -348,13 +348,3 @@ def _store_receiver(node: ast.AST, attr: str) -> ast.AST | None:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Attribute):
         return node.func.value.value  # X.attr.append(v)
     return None
-
-
-def _names_bound(target: ast.AST) -> set[str]:
-    if isinstance(target, ast.Name):
-        return {target.id}
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return set().union(*(_names_bound(e) for e in target.elts)) if target.elts else set()
-    if isinstance(target, ast.Starred):
-        return _names_bound(target.value)
-    return set()

@@ -5,20 +5,23 @@ A mixin of ``type_exprs.Types`` (it calls ``expr_types``, ``value_types``, ``att
 ``unknown``, ``cut_here`` and ``_memo`` there); that module's docstring says what an answer proves.
 
 A name takes every binding in its scope (an assignment, an annotation, a ``for`` target over an
-attribute or a literal); a free name, the enclosing scope's. A parameter whose annotation does
+attribute or a literal, a plain ``def``, ``*args`` and ``**kwargs``); a free name, the enclosing
+scope's. A parameter whose annotation does
 not decide takes the arguments at every call site of its function (``call_sites``: for a
 module-level function or an ``__init__``, unknown when a mention of the name may hand it to
 other code), and its default where a call leaves it out; a call site in code the rewrite drops
 does not count.
-A ``with`` target, a ``:=``, a ``global`` or ``nonlocal`` name and a lambda's parameter are
-unknown.
+Every other way of binding the name makes it unknown, so that none passes for no binding at
+all: unpacking (except a literal of the same shape, taken position by position), an augmented
+assignment, a ``with`` or ``except`` target, ``:=``, an import, a match capture, a decorated
+``def``, a class statement, a ``global`` or ``nonlocal`` declaration, a lambda's parameter.
 """
 
 from __future__ import annotations
 
 import ast
 
-from .ast_util import walk
+from .ast_util import names_bound, walk
 from .call_sites import function_sites, init_sites
 from .index import ModuleInfo, OverBudget, enclosing_def, scope_of
 from .model import Receiver
@@ -113,41 +116,17 @@ class Names:
                     if t is None:
                         return None
                     out += t
+        if fn is not None and any(x is not None and x.arg == name for x in (fn.args.vararg, fn.args.kwarg)):
+            found = True
+            out.append("builtins.tuple" if fn.args.vararg is not None and fn.args.vararg.arg == name else "builtins.dict")
         for node in walk(scope):
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
-                found = True
-                t = self.expr_types(mod, node.value, node)
-                if t is None:
-                    return None
-                out += t
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
-                found = True
-                t = annotation_types(mod, node.annotation)
-                if t is None:
-                    return None
-                out += t
-            elif isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name) and node.target.id == name:
-                found = True
-                it = node.iter
-                if isinstance(it, ast.Attribute):
-                    t = self.attr_types(it.attr, element=True)
-                elif isinstance(it, (ast.List, ast.Tuple)):
-                    t = self.value_types(mod, it, element=True)
-                else:
-                    t = None
-                    self.unknown(f"{name} is an element of {shown_code(it)}, which is not followed ({mod.rel}:{it.lineno})")
-                if t is None:
-                    return None
-                out += t
-            elif isinstance(node, (ast.withitem,)) and isinstance(node.optional_vars, ast.Name) and node.optional_vars.id == name:
-                self.unknown(f"{name} is bound by a with statement ({mod.rel}:{node.optional_vars.lineno})")
+            hit, t = self._binding(mod, node, name)
+            if not hit:
+                continue
+            found = True
+            if t is None:
                 return None
-            elif isinstance(node, ast.NamedExpr) and node.target.id == name:
-                self.unknown(f"{name} is bound by := ({mod.rel}:{node.lineno})")
-                return None
-            elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
-                self.unknown(f"{name} is declared global or nonlocal ({mod.rel}:{node.lineno})")
-                return None  # bound by another scope's code too
+            out += t
         if not found and fn is not None:
             return self._name_types(mod, name, scope_of(mod, fn))  # a free name: the enclosing scope's
         if not found:
@@ -155,9 +134,92 @@ class Names:
         return out if found else None
 
 
+    def _binding(self, mod: ModuleInfo, node: ast.AST, name: str) -> tuple[bool, list[str] | None]:
+        """(whether ``node`` binds ``name``, what it binds it to: None when that is not followed).
+        Every way of binding a name is listed, so that none is taken for no binding at all."""
+        if isinstance(node, ast.Assign):
+            hits = [t for t in node.targets if name in names_bound(t)]
+            if not hits:
+                return False, None
+            if all(isinstance(t, ast.Name) for t in hits):
+                return True, self.expr_types(mod, node.value, node)
+            parts = [_unpacked(t, node.value, name) for t in hits if not isinstance(t, ast.Name)]
+            if any(p is None for p in parts):
+                self.unknown(f"{name} is unpacked from {shown_code(node.value)}, which is not followed ({mod.rel}:{node.lineno})")
+                return True, None
+            out: list[str] = []
+            for part in [node.value for t in hits if isinstance(t, ast.Name)] + [q for p in parts for q in p]:
+                t = self.expr_types(mod, part, node)
+                if t is None:
+                    return True, None
+                out += t
+            return True, out
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
+            return True, annotation_types(mod, node.annotation)
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and name in names_bound(node.target):
+            if not isinstance(node.target, ast.Name):
+                self.unknown(f"{name} is unpacked from the elements of {shown_code(node.iter)} ({mod.rel}:{node.iter.lineno})")
+                return True, None
+            it = node.iter
+            if isinstance(it, ast.Attribute):
+                return True, self.attr_types(it.attr, element=True)
+            if isinstance(it, (ast.List, ast.Tuple)):
+                return True, self.value_types(mod, it, element=True)
+            self.unknown(f"{name} is an element of {shown_code(it)}, which is not followed ({mod.rel}:{it.lineno})")
+            return True, None
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name and not node.decorator_list:
+            return True, ["builtins.function"]
+        how = _opaque_binding(node, name)
+        if how is None:
+            return False, None
+        line = getattr(node, "lineno", None) or getattr(mod.parents.get(id(node)), "lineno", "?")
+        self.unknown(f"{name} is bound by {how} ({mod.rel}:{line})")
+        return True, None
+
 def _default(fn: ast.FunctionDef, pname: str) -> ast.expr | None:
     """The default value of parameter ``pname`` of ``fn``, if it has one."""
     a = fn.args
     positional = a.posonlyargs + a.args
     pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
     return next((d for p, d in pairs if p.arg == pname and d is not None), None)
+
+
+def _unpacked(target: ast.AST, value: ast.AST, name: str) -> list[ast.AST] | None:
+    """The parts of ``value`` that unpacking it into ``target`` binds ``name`` to, position by
+    position, when ``value`` is a literal of the same shape; None otherwise."""
+    if isinstance(target, ast.Name):
+        return [value] if target.id == name else []
+    if not (isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))):
+        return None
+    if len(target.elts) != len(value.elts) or any(isinstance(e, ast.Starred) for e in target.elts + value.elts):
+        return None
+    out: list[ast.AST] = []
+    for t, v in zip(target.elts, value.elts):
+        part = _unpacked(t, v, name) if name in names_bound(t) else []
+        if part is None:
+            return None
+        out += part
+    return out
+
+
+def _opaque_binding(node: ast.AST, name: str) -> str | None:
+    """How ``node`` binds ``name`` where the value is not followed, if it does."""
+    if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
+        return "an augmented assignment"
+    if isinstance(node, ast.withitem) and node.optional_vars is not None and name in names_bound(node.optional_vars):
+        return "a with statement"
+    if isinstance(node, ast.NamedExpr) and node.target.id == name:
+        return ":="
+    if isinstance(node, ast.ExceptHandler) and node.name == name:
+        return "an except clause"
+    if isinstance(node, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name).split(".")[0] == name for a in node.names):
+        return "an import"
+    if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+        return "a global or nonlocal declaration"
+    if type(node).__name__ in ("MatchAs", "MatchStar", "MatchMapping") and name in (getattr(node, "name", None), getattr(node, "rest", None)):
+        return "a match pattern"
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+        return "a decorated def"
+    if isinstance(node, ast.ClassDef) and node.name == name:
+        return "a class statement (the class object, whose class attributes may be read)"
+    return None

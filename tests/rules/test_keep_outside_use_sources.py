@@ -112,3 +112,35 @@ def test_arguments(tmp_path, route):
 def test_near_miss_arguments_that_are_all_seen(tmp_path, route):
     a, _ = analyse(tmp_path, {**FILES, "user.py": HEAD + route})
     assert kept_by(a, ID) == set()
+
+
+MAKE = "def make():\n    return Child(1), 2\n\n\n"
+
+BINDINGS = [
+    pytest.param(MAKE + "def run():\n    c = Other()\n    c, d = make()\n    return c.cache\n", id="tuple-unpacking"),
+    pytest.param(MAKE + "c = Other()\nc, d = make()\n\n\ndef run():\n    return c.cache\n", id="tuple-unpacking-at-module-level"),
+    pytest.param(MAKE + "def run():\n    c = Other()\n    for c, d in [make()]:\n        pass\n    return c.cache\n", id="a-for-loop-unpacking"),
+    pytest.param("import contextlib\n\n\ndef run():\n    c = Other()\n    with contextlib.nullcontext((Child(1), 2)) as (c, d):\n"
+                 "        pass\n    return c.cache\n", id="a-with-statement-unpacking"),
+    pytest.param("def run():\n    c = Other()\n    from .made import child as c\n    return c.cache\n", id="an-import-in-the-function"),
+    pytest.param("def run(v=Child(1)):\n    c = Other()\n    match v:\n        case c:\n            pass\n    return c.cache\n", id="a-match-capture"),
+    pytest.param("class Grow(Other):\n    def __iadd__(self, n):\n        return Child(n)\n\n\n"
+                 "def run():\n    c = Grow()\n    c += 1\n    return c.cache\n", id="an-augmented-assignment"),
+]
+
+
+@pytest.mark.parametrize("route", BINDINGS)
+def test_bindings(tmp_path, route):
+    before, after, patched = run_both(tmp_path, {**FILES, "made.py": "from .child import Child\n\nchild = Child(1)\n",
+                                                 "user.py": HEAD + route}, "from pkg.user import run\nprint(run())")
+    assert patched is not None and "raised" not in before, before
+    assert after == before
+
+
+@pytest.mark.parametrize("route", [
+    pytest.param("def run():\n    c, d = Other(), Child(1)\n    return c.cache\n", id="unpacking-a-literal-position-by-position"),
+    pytest.param("def run(*c, **d):\n    return c.cache, d.cache\n", id="star-parameters"),
+])
+def test_near_miss_bindings_that_are_followed(tmp_path, route):
+    a, _ = analyse(tmp_path, {**FILES, "user.py": HEAD + route})
+    assert kept_by(a, ID) == set()
