@@ -16,14 +16,14 @@ that name in the tree.
 from __future__ import annotations
 
 import ast
-import re
 
 from .ast_util import binding_count, decorator_name, dotted_name, first_param, is_static, names_bound, walk
 from .confinement import confining_attributes, may_reach
 from .dominance import always_follows, runs_before
 from .index import ClassInfo, ModuleInfo, enclosing_def, scope_of
 from .model import Receiver
-from .type_annotations import PROPERTIES, annotation_types
+from .type_annotations import PROPERTIES, annotation_types, shown_code
+from .type_stores import attr_assignment
 
 
 class Attributes:
@@ -115,26 +115,20 @@ class Attributes:
         for store in self._stores(attr, through):
             if store is None:
                 return None
-            smod, node, value = store
+            smod, node, value, recv = store
             fn, cls = enclosing_def(smod, node)
-            recv = _store_receiver(node, attr)
             if through is not None and not may_reach(smod, recv, through):
                 continue  # the holders are reached only through those attributes
             if cls is not None and fn is not None and isinstance(recv, ast.Name) and recv.id == first_param(fn) and not is_static(fn):
                 continue  # self.attr = ...: seen above when the class is related, and never reaches it otherwise
             if recv is None:
                 continue  # a class body's declaration
-            t = self._assignment_types(smod, node, value, element, fn)
+            t = self._stored_types(smod, node, value, element, fn)
             if t is not None and self.rel.combine(t) == Receiver.NO:
                 found = True  # nothing that can hold a C: kept without asking what it is stored on
                 out += t
                 continue
-            if may_have is not None and self.read_lacking(smod, recv, node, may_have) is not None:
-                continue  # the same object has an attribute that no related class gives its instances
-            # A receiver typed as classes none of which is related cannot be a holder (an
-            # instance of a holder's subclass is an instance of every ancestor, all related).
-            others = self._holders(smod, recv, node)
-            if others is not None and not any(id(o) in related for o, _ in others):
+            if self._ruled_out(smod, recv, node, related, may_have):
                 continue
             if t is None:
                 return None
@@ -143,7 +137,41 @@ class Attributes:
         if not found:
             names = ", ".join(sorted(k.name for k, _ in holders))
             self.unknown(f"nothing in the tree stores .{attr} on {names}")
-        return out if found else None
+            return None
+        if element:
+            added = self._added_elements(attr, related, through, may_have)
+            if added is None:
+                return None
+            out += added
+        return out
+
+    def _may_be_holder(self, mod: ModuleInfo, node: ast.Attribute, related: dict, through, may_have) -> bool:
+        """Whether the object that ``node`` (``x.attr``) reads from may be an instance of a
+        holder (``related``: the holders' family and ancestors, by id)."""
+        recv = node.value
+        if through is not None and not may_reach(mod, recv, through):
+            return False
+        fn, cls = enclosing_def(mod, node)
+        if cls is not None and fn is not None and isinstance(recv, ast.Name) and recv.id == first_param(fn) and not is_static(fn):
+            return id(cls) in related
+        return not self._ruled_out(mod, recv, node, related, may_have)
+
+    def _ruled_out(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST, related: dict, may_have) -> bool:
+        """Whether the object ``recv`` cannot be an instance of a holder: it has an attribute that
+        no related class gives its instances, or is typed as classes none of which is related
+        (an instance of a holder's subclass is an instance of every ancestor, all related)."""
+        if may_have is not None and self.read_lacking(mod, recv, at, may_have) is not None:
+            return True
+        others = self._holders(mod, recv, at)
+        return others is not None and not any(id(o) in related for o, _ in others)
+
+    def _stored_types(self, mod: ModuleInfo, node: ast.AST, value, element: bool, fn) -> list[str] | None:
+        """Types of what one store found by ``_stores`` puts into the attribute (None, with the
+        reason, for a store whose value is not followed: an unpacking, ``+=``, a loop target)."""
+        if value is None:
+            self.unknown(f"what {shown_code(mod.parents.get(id(node)) or node)} stores into .{node.attr} is not followed ({mod.rel}:{node.lineno})")
+            return None
+        return self._assignment_types(mod, node, value, element, fn)
 
     def _confined(self, family: dict, related: dict) -> frozenset[str] | None:
         key = ("confined", tuple(sorted(c.qualname for c in family.values())))
@@ -205,7 +233,7 @@ class Attributes:
                     opaque = True
                 elif isinstance(node.ctx, ast.Store):
                     owner = mod.parents.get(id(node))
-                    value = _attr_assignment(owner, node.attr, sn) if owner is not None else None
+                    value = attr_assignment(owner, node.attr, sn) if owner is not None else None
                     stores.setdefault(node.attr, []).append(("assign", owner, value))
             elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == sn:
                 called = dotted_name(node.func)
@@ -226,64 +254,6 @@ class Attributes:
         self._memos[key] = (stores, opaque)
         return stores, opaque
 
-    def _stores(self, attr: str, within: frozenset[str] | None = None):
-        """Every (module, node, value) storing into ``<anything>.attr`` across the tree (plain
-        assignments, ``append``/``insert``, ``setattr`` with the literal name), one file at a
-        time so that a caller that stops early parses no more; a None item when a file that
-        may hold one cannot be parsed. ``within``: only files that also name one of these."""
-        key = ("store files", attr)
-        if key not in self._memos:
-            a = re.escape(attr)
-            # Patterns that start with a literal, tried one after the other, rather than one
-            # alternation: the regex engine scans for a literal at C speed.
-            assigned = re.compile(rf"\.{a}(?:\s*(?::[^=\n]*)?=[^=]|\.(?:append|extend|insert)\()")
-            named = re.compile(rf"setattr\([^,]+,\s*['\"]{a}['\"]")
-            self._memos[key] = self.index.tree.grep(lambda text: bool(assigned.search(text) or named.search(text)), words=(attr,))
-        files = self._memos[key]
-        if within is not None:
-            near = set(self.index.tree.files_with_words(tuple(within)))
-            files = [rel for rel in files if rel in near]
-        for rel in files:
-            yield from self._stores_in(rel, attr)
-
-    def _stores_in(self, rel: str, attr: str) -> list:
-        key = ("stores", rel, attr)
-        if key not in self._memos:
-            mod = self.index.module(rel)
-            out: list = [None] if mod is None else []
-            for node in mod.attributes.get(attr, ()) if mod is not None else ():
-                parent = mod.parents.get(id(node))
-                if isinstance(node.ctx, ast.Load):
-                    parent = mod.parents.get(id(parent))  # x.attr.append(v): the call
-                value = _attr_assignment(parent, attr, None) if parent is not None else None
-                if value is not None:
-                    out.append((mod, parent, value))
-            if mod is not None and "setattr" in mod.text:
-                for node in mod.nodes:
-                    if (
-                        isinstance(node, ast.Call) and dotted_name(node.func) in ("setattr", "object.__setattr__") and len(node.args) == 3
-                        and isinstance(node.args[1], ast.Constant) and node.args[1].value == attr
-                    ):
-                        out.append((mod, node, node.args[2]))
-            self._memos[key] = out
-        return self._memos[key]
-
-    def _declared(self, attr: str):
-        """Every (module, class-body annotation) of ``attr`` across the tree, one file at a time
-        as ``_stores`` does; a None item when a file that may hold one cannot be parsed."""
-        key = ("declared files", attr)
-        if key not in self._memos:
-            a = re.escape(attr)
-            declared, declared_here = re.compile(rf"{a}[ \t]*:"), re.compile(rf"^[ \t]*{a}[ \t]*:", re.M)
-            self._memos[key] = self.index.tree.grep(lambda text: bool(declared.search(text) and declared_here.search(text)), words=(attr,))
-        for rel in self._memos[key]:
-            mod = self.index.module(rel)
-            if mod is None:
-                yield None
-                continue
-            yield from ((mod, stmt) for node in mod.nodes if isinstance(node, ast.ClassDef) for stmt in node.body
-                        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr)
-
     def attr_types(self, attr: str, element: bool = False) -> list[str] | None:
         """Types of ``<anything>.attr`` across the whole tree (every store and declaration of that name)."""
         return self._memo(("attr", attr, element), lambda: self._attr_by_name(attr, element))
@@ -296,8 +266,8 @@ class Attributes:
         for store in self._stores(attr):
             if store is None:
                 return None
-            mod, node, value = store
-            t = self._assignment_types(mod, node, value, element, enclosing_def(mod, node)[0])
+            mod, node, value, _ = store
+            t = self._stored_types(mod, node, value, element, enclosing_def(mod, node)[0])
             if t is None:
                 return None
             found = True
@@ -313,38 +283,10 @@ class Attributes:
             out += t
         if not found:
             self.unknown(f"nothing in the tree stores .{attr}")
-        return out if found else None
-
-
-def _attr_assignment(node: ast.AST, attr: str, selfname: str | None):
-    """The value assigned to ``X.attr`` by this node (X = selfname when given), else None."""
-
-    def match(t):
-        return isinstance(t, ast.Attribute) and t.attr == attr and (
-            selfname is None or (isinstance(t.value, ast.Name) and t.value.id == selfname)
-        )
-
-    if isinstance(node, ast.Assign) and any(match(t) for t in node.targets):
-        return node.value
-    if isinstance(node, ast.AnnAssign) and match(node.target):
-        return node.value if node.value is not None else node.annotation
-    if (
-        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "insert")
-        and match(node.func.value) and node.args
-    ):
-        return node.args[-1]
-    return None
-
-
-def _store_receiver(node: ast.AST, attr: str) -> ast.AST | None:
-    """The object that a store of ``.attr`` found by ``Types._stores`` writes into (None for a
-    class body's declaration)."""
-    if isinstance(node, ast.Assign):
-        return next(t.value for t in node.targets if isinstance(t, ast.Attribute) and t.attr == attr)
-    if isinstance(node, ast.AnnAssign):
-        return node.target.value if isinstance(node.target, ast.Attribute) else None
-    if isinstance(node, ast.Call) and dotted_name(node.func) in ("setattr", "object.__setattr__"):
-        return node.args[0]
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Attribute):
-        return node.func.value.value  # X.attr.append(v)
-    return None
+            return None
+        if element:
+            added = self._added_elements(attr)
+            if added is None:
+                return None
+            out += added
+        return out

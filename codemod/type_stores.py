@@ -1,0 +1,103 @@
+"""Where the tree stores into an attribute name: every ``x.attr = v``, ``x.attr.append(v)``,
+``setattr(x, "attr", v)`` and class-body declaration, found one file at a time.
+
+A mixin of ``type_exprs.Types`` (it uses ``index`` and ``_memos`` there). ``type_attrs`` decides
+which of these stores can reach the object it types.
+
+A file is parsed only when its text can hold such a store (a regex over the files that
+contain the name, from the word index). A store whose value is not followed (``x.attr`` unpacked
+into, ``+=``, a loop or ``with`` target) is listed with no value, so that it is never taken for
+no store at all.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from .ast_util import dotted_name
+
+
+class Stores:
+    """The stores of an attribute name across the tree, for ``Types``."""
+
+    def _stores(self, attr: str, within: frozenset[str] | None = None):
+        """Every (module, node, value, object stored into) storing into ``<anything>.attr``
+        across the tree (plain assignments, ``append``/``insert``, ``setattr`` with the literal
+        name; the value None where it is not followed), one file at a time so that a caller
+        that stops early parses no more; a None item when a file that may hold one cannot be
+        parsed. ``within``: only files that also name one of these."""
+        key = ("store files", attr)
+        if key not in self._memos:
+            a = re.escape(attr)
+            # Patterns that start with a literal, tried one after the other, rather than one
+            # alternation: the regex engine scans for a literal at C speed.
+            assigned = re.compile(rf"\.{a}(?:\s*(?::[^=\n]*)?=[^=]|\s*(?:[-+*/%&|^@]|//|<<|>>|\*\*)=|\.(?:append|extend|insert)\()")
+            named = re.compile(rf"setattr\([^,]+,\s*['\"]{a}['\"]")
+            self._memos[key] = self.index.tree.grep(lambda text: bool(assigned.search(text) or named.search(text)), words=(attr,))
+        files = self._memos[key]
+        if within is not None:
+            near = set(self.index.tree.files_with_words(tuple(within)))
+            files = [rel for rel in files if rel in near]
+        for rel in files:
+            yield from self._stores_in(rel, attr)
+
+    def _stores_in(self, rel: str, attr: str) -> list:
+        key = ("stores", rel, attr)
+        if key not in self._memos:
+            mod = self.index.module(rel)
+            out: list = [None] if mod is None else []
+            for node in mod.attributes.get(attr, ()) if mod is not None else ():
+                parent = mod.parents.get(id(node))
+                if isinstance(node.ctx, ast.Load):
+                    parent = mod.parents.get(id(parent))  # x.attr.append(v): the call
+                value = attr_assignment(parent, attr, None) if parent is not None else None
+                if value is not None:
+                    out.append((mod, parent, value, node.value))
+                elif isinstance(node.ctx, ast.Store):
+                    out.append((mod, node, None, node.value))  # unpacked into, +=, a for or with target
+            if mod is not None and "setattr" in mod.text:
+                for node in mod.nodes:
+                    if (
+                        isinstance(node, ast.Call) and dotted_name(node.func) in ("setattr", "object.__setattr__") and len(node.args) == 3
+                        and isinstance(node.args[1], ast.Constant) and node.args[1].value == attr
+                    ):
+                        out.append((mod, node, node.args[2], node.args[0]))
+            self._memos[key] = out
+        return self._memos[key]
+
+    def _declared(self, attr: str):
+        """Every (module, class-body annotation) of ``attr`` across the tree, one file at a time
+        as ``_stores`` does; a None item when a file that may hold one cannot be parsed."""
+        key = ("declared files", attr)
+        if key not in self._memos:
+            a = re.escape(attr)
+            declared, declared_here = re.compile(rf"{a}[ \t]*:"), re.compile(rf"^[ \t]*{a}[ \t]*:", re.M)
+            self._memos[key] = self.index.tree.grep(lambda text: bool(declared.search(text) and declared_here.search(text)), words=(attr,))
+        for rel in self._memos[key]:
+            mod = self.index.module(rel)
+            if mod is None:
+                yield None
+                continue
+            yield from ((mod, stmt) for node in mod.nodes if isinstance(node, ast.ClassDef) for stmt in node.body
+                        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr)
+
+
+def attr_assignment(node: ast.AST, attr: str, selfname: str | None):
+    """The value assigned to ``X.attr`` by this node (X = selfname when given), else None."""
+
+    def match(t):
+        return isinstance(t, ast.Attribute) and t.attr == attr and (
+            selfname is None or (isinstance(t.value, ast.Name) and t.value.id == selfname)
+        )
+
+    if isinstance(node, ast.Assign) and any(match(t) for t in node.targets):
+        return node.value
+    if isinstance(node, ast.AnnAssign) and match(node.target):
+        return node.value if node.value is not None else node.annotation
+    if (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "insert")
+        and match(node.func.value) and node.args
+    ):
+        return node.args[-1]
+    return None
