@@ -47,7 +47,17 @@ class Attributes:
         if any(".".join(parts[:i]) in stored for i in range(2, len(parts) + 1)):
             return None
         return next((attr for attr, node in loads.get(ast.dump(recv), ())
-                     if attr not in have and (runs_before(mod, node, at) or always_follows(mod, node, at))), None)
+                     if attr not in have and (runs_before(mod, node, at) or always_follows(mod, node, at))
+                     and not self._stored_from_outside(attr)), None)
+
+    def _stored_from_outside(self, attr: str) -> bool:
+        """Whether code stores ``.attr`` on an object other than its own ``self`` somewhere in
+        the tree (``x.attr = v``, ``setattr(x, "attr", v)``): that object may be an instance of
+        a class that does not define ``attr`` itself."""
+        key = ("stored from outside", attr)
+        if key not in self._memos:
+            self._memos[key] = any(store is None or _self_of(store[0], store[1], store[3]) is None for store in self._stores(attr))
+        return self._memos[key]
 
     def bound_more_than_once(self, scope: ast.AST, name: str) -> bool:
         key = (id(scope), name)
@@ -119,7 +129,7 @@ class Attributes:
             fn, cls = enclosing_def(smod, node)
             if through is not None and not may_reach(smod, recv, through):
                 continue  # the holders are reached only through those attributes
-            if cls is not None and fn is not None and isinstance(recv, ast.Name) and recv.id == first_param(fn) and not is_static(fn):
+            if _self_of(smod, node, recv) is not None:
                 continue  # self.attr = ...: seen above when the class is related, and never reaches it otherwise
             if recv is None:
                 continue  # a class body's declaration
@@ -151,9 +161,9 @@ class Attributes:
         recv = node.value
         if through is not None and not may_reach(mod, recv, through):
             return False
-        fn, cls = enclosing_def(mod, node)
-        if cls is not None and fn is not None and isinstance(recv, ast.Name) and recv.id == first_param(fn) and not is_static(fn):
-            return id(cls) in related
+        own = _self_of(mod, node, recv)
+        if own is not None:
+            return id(own) in related
         return not self._ruled_out(mod, recv, node, related, may_have)
 
     def _ruled_out(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST, related: dict, may_have) -> bool:
@@ -290,3 +300,10 @@ class Attributes:
                 return None
             out += added
         return out
+
+
+def _self_of(mod: ModuleInfo, node: ast.AST, recv: ast.AST) -> ClassInfo | None:
+    """The class whose method ``node`` is in, when ``recv`` is that method's ``self``."""
+    fn, cls = enclosing_def(mod, node)
+    own = cls is not None and fn is not None and isinstance(recv, ast.Name) and recv.id == first_param(fn) and not is_static(fn)
+    return cls if own else None

@@ -5,7 +5,9 @@ and ``_memo`` there); that module's docstring says what an answer proves.
 
 A call runs: a function of the tree, named directly or through an import; for ``owner.m(...)``,
 the first ``m`` along the ancestors of each class ``owner`` may be, and every override of it in
-their subclasses (only the first for a class called by name: ``Cls.m(...)``); for ``cls(...)``
+their subclasses (only the first for a class called by name: ``Cls.m(...)``), unless a store
+can put something else in ``.m`` on such an instance (``self.m = ...``, ``Cls.m = ...``, a
+store elsewhere: ``type_attrs``), which makes it unknown; for ``cls(...)``
 in a classmethod and ``type(x)(...)``, the class itself. What it returns is its return
 annotation when that decides, else the union of its return statements. A decorator that may
 change the result (any not in ``_SAME_RETURN``) leaves only the annotation. A generator or a
@@ -109,6 +111,13 @@ class Calls:
                 for sub in self._subs(k):
                     if name in sub.methods:
                         out.append((sub.module, sub.methods[name], sub))
+        # What the instance answers for .name: the methods, unless a store puts something else
+        # there (self.name = ..., Cls.name = ..., x.name = ... elsewhere).
+        placed = self._held_types(holders, name, False)
+        if placed is None or any(q != "builtins.function" for q in placed):
+            if placed is not None:
+                self.unknown(f".{name} may be replaced by what a store puts there")
+            return None
         return out
 
     def _shadowed(self, mod: ModuleInfo, expr: ast.AST, at: ast.AST) -> bool:

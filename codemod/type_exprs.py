@@ -32,9 +32,10 @@ name (``setattr(x, name, v)``, ``x.__dict__``, ``vars(x)``) is seen only inside 
 own classes, where it makes the answer unknown; elsewhere it is not seen (finding them all
 would parse some 375 files of SGLang for every class). A ``__getattr__`` in the holder's
 classes makes the answer unknown. The elements of a container are followed through what is
-added to it in place (``type_elements``), one level deep. An attribute read on an object proves it is not an instance of classes that do
-not define that attribute (``attribute_names``), though code elsewhere may have stored one
-there.
+added to it in place (``type_elements``), one level deep. An attribute read on an object
+proves it is not an instance of classes that do not define that attribute
+(``attribute_names``), unless code stores that attribute on an object other than its own
+``self`` somewhere in the tree (a computed ``setattr`` is not seen, as above).
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ A mixin of ``type_exprs.Types`` (it calls ``expr_types``, ``value_types``, ``att
 
 A name takes every binding in its scope (an assignment, an annotation, a ``for`` target over an
 attribute or a literal, a plain ``def``, ``*args`` and ``**kwargs``); a free name, the enclosing
-scope's. A parameter whose annotation does
+scope's. A module's global also takes the stores into it as an attribute of the module from
+other modules (``user.c = v``, where ``user`` names that module). A parameter whose annotation does
 not decide takes the arguments at every call site of its function (``call_sites``: for a
 module-level function or an ``__init__``, unknown when a mention of the name may hand it to
 other code), and its default where a call leaves it out; a call site in code the rewrite drops
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import ast
 
-from .ast_util import names_bound, walk
+from .ast_util import dotted_name, names_bound, walk
 from .call_sites import function_sites, init_sites
 from .index import ModuleInfo, OverBudget, enclosing_def, scope_of
 from .model import Receiver
@@ -131,7 +132,20 @@ class Names:
             return self._name_types(mod, name, scope_of(mod, fn))  # a free name: the enclosing scope's
         if not found:
             self.unknown(f"{name} is imported or bound where it is not followed ({mod.rel})")
-        return out if found else None
+            return None
+        if fn is None:
+            # A module's global is also an attribute of the module: other modules may store it.
+            for store in self._stores(name):
+                if store is None:
+                    return None
+                smod, node, value, recv = store
+                if dotted_name(recv) is None or smod.qualify(recv) != mod.name:
+                    continue
+                t = self._stored_types(smod, node, value, False, scope_of(smod, node))
+                if t is None:
+                    return None
+                out += t
+        return out
 
 
     def _binding(self, mod: ModuleInfo, node: ast.AST, name: str) -> tuple[bool, list[str] | None]:

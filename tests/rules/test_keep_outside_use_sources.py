@@ -106,6 +106,18 @@ CONTAINERS = [
 ]
 
 
+STORES = [
+    pytest.param("class Maker:\n    def __init__(self):\n        self.make = lambda: Child(1)\n\n    def make(self):\n        return Other()\n\n\n"
+                 "def run():\n    return Maker().make().cache\n", id="an-instance-attribute-over-a-method"),
+    pytest.param("class Maker:\n    def make(self):\n        return Other()\n\n\nMaker.make = lambda self: Child(1)\n\n\n"
+                 "def run():\n    return Maker().make().cache\n", id="a-method-replaced-on-the-class"),
+    pytest.param("c = Other()\n\n\ndef read():\n    return c.cache\n\n\ndef run():\n    from pkg import user\n    user.c = Child(1)\n"
+                 "    return read()\n", id="a-global-stored-by-another-module"),
+    pytest.param("def tag(x):\n    x.label = 'a'\n\n\ndef read(x):\n    return x.label, x.cache\n\n\n"
+                 "def run():\n    c = Child(1)\n    tag(c)\n    return read(c)\n", id="an-attribute-stored-on-the-instance-elsewhere"),
+]
+
+
 NEAR_MISSES = [
     pytest.param("def run():\n    return Other(1).cache\n", id="the-class-itself"),
     pytest.param("import collections\n\n\ndef run():\n    return collections.OrderedDict().cache\n", id="a-class-from-outside-the-tree"),
@@ -122,7 +134,7 @@ NEAR_MISSES = [
 ]
 
 
-@pytest.mark.parametrize("route", CONSTRUCTIONS + ARGUMENTS + BINDINGS + CONTAINERS)
+@pytest.mark.parametrize("route", CONSTRUCTIONS + ARGUMENTS + BINDINGS + CONTAINERS + STORES)
 def test_the_patched_package_behaves_the_same(tmp_path, route):
     before, after, patched = run_both(tmp_path, {**FILES, "user.py": HEAD + route}, "from pkg.user import run\nprint(run())")
     assert patched is not None and "raised" not in before, before
