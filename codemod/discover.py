@@ -254,6 +254,11 @@ class Tree:
                 out.append(rel)
         return out
 
+    def count_files_with(self, word: str) -> int:
+        """How many files contain ``word`` (a dependency of the run, as ``files_with_words``)."""
+        self.reads.queried.add(word)
+        return len(self.word_index.ids(word))
+
     def files_with_words(self, words) -> list[str]:
         index = self.word_index
         hits: set[int] = set()

@@ -16,6 +16,7 @@ that name in the tree.
 from __future__ import annotations
 
 import ast
+import re
 
 from .ast_util import binding_count, decorator_name, dotted_name, first_param, is_static, names_bound, walk
 from .confinement import confining_attributes, may_reach
@@ -26,15 +27,23 @@ from .type_annotations import PROPERTIES, annotation_types, shown_code
 from .type_stores import attr_assignment
 
 
+_SELF_NAMES = {"self", "cls"}
+_MENTIONS_READ = 200  # a name in more files than this is taken to be stored elsewhere, unread
+_ASSIGNED = re.compile(r"\s*(?::[^=\n]*)?(?:[-+*/%&|^@]|//|<<|>>|\*\*)?=(?!=)")  # after x.attr: = v, += v, : T = v
+_UNPACKED = re.compile(r"[ \t]*,[^=\n]*=(?!=)")  # after x.attr: , y = ...
+_TARGETS = re.compile(r"[ \t]*(?:[\w.\[\]*]+[ \t]*,[ \t]*)*[\w.\[\]]*$")  # before it on the line: a, b.c,
+_RECEIVER = re.compile(r"(?:\w+|[)\]])$")
+
+
 class Attributes:
     """What attributes hold, for ``Types``."""
 
     def read_lacking(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST, have: set[str]) -> str | None:
         """An attribute outside ``have`` read on ``recv`` in the scope of ``at`` where that read
-        runs on every path to ``at``, before it, or always after it (``dominance``), if any. The
-        reads are all of the same object, since neither the name ``recv`` starts with nor any
-        attribute along it is bound again there (None when one is, or ``recv`` is not a dotted
-        name)."""
+        runs on every path to ``at``, before it, or always after it (``dominance``), and that no
+        code stores on other objects (``_stored_from_outside``), if any. The reads are all of
+        the same object, since neither the name ``recv`` starts with nor any attribute along it
+        is bound again there (None when one is, or ``recv`` is not a dotted name)."""
         dotted = dotted_name(recv)
         if dotted is None:
             return None
@@ -46,17 +55,40 @@ class Attributes:
         parts = dotted.split(".")
         if any(".".join(parts[:i]) in stored for i in range(2, len(parts) + 1)):
             return None
-        return next((attr for attr, node in loads.get(ast.dump(recv), ())
-                     if attr not in have and (runs_before(mod, node, at) or always_follows(mod, node, at))
-                     and not self._stored_from_outside(attr)), None)
+        lacking: dict[str, list[ast.Attribute]] = {}
+        for attr, node in loads.get(ast.dump(recv), ()):
+            if attr not in have:
+                lacking.setdefault(attr, []).append(node)
+        # The rarest names first: telling whether code stores one elsewhere reads every file
+        # that mentions it, and the first that holds ends the search.
+        count = self.index.tree.count_files_with
+        for n, attr in sorted((count(attr), attr) for attr in lacking):
+            if n > _MENTIONS_READ:
+                break
+            if any(runs_before(mod, node, at) or always_follows(mod, node, at) for node in lacking[attr]) and not self._stored_from_outside(attr):
+                return attr
+        return None
 
     def _stored_from_outside(self, attr: str) -> bool:
-        """Whether code stores ``.attr`` on an object other than its own ``self`` somewhere in
-        the tree (``x.attr = v``, ``setattr(x, "attr", v)``): that object may be an instance of
-        a class that does not define ``attr`` itself."""
+        """Whether code may store ``.attr`` on an object other than its own ``self`` somewhere
+        in the tree (``x.attr = v``, ``x.attr += v``, ``x.attr, y = ...``, ``setattr(x,
+        "attr", v)``): that object may be an instance of a class that does not define ``attr``
+        itself. Told from the text alone, so that ruling a receiver out parses nothing more:
+        any such store whose object is not spelled ``self`` or ``cls`` counts."""
         key = ("stored from outside", attr)
         if key not in self._memos:
-            self._memos[key] = any(store is None or _self_of(store[0], store[1], store[3]) is None for store in self._stores(attr))
+            mention = re.compile(rf"\.{re.escape(attr)}\b")
+            named = re.compile(rf"setattr\(\s*(\w+)[^,\n]*,\s*['\"]{re.escape(attr)}['\"]")
+
+            def outside(text: str) -> bool:
+                for m in mention.finditer(text):
+                    if _ASSIGNED.match(text, m.end()) or (_UNPACKED.match(text, m.end()) and _TARGETS.match(_line_before(text, m.start()))):
+                        head = _RECEIVER.search(text, max(0, m.start() - 64), m.start())
+                        if head is None or head.group(0) not in _SELF_NAMES:
+                            return True
+                return any(m.group(1) not in _SELF_NAMES for m in named.finditer(text))
+
+            self._memos[key] = bool(self.index.tree.grep(outside, words=(attr,)))
         return self._memos[key]
 
     def bound_more_than_once(self, scope: ast.AST, name: str) -> bool:
@@ -307,3 +339,7 @@ def _self_of(mod: ModuleInfo, node: ast.AST, recv: ast.AST) -> ClassInfo | None:
     fn, cls = enclosing_def(mod, node)
     own = cls is not None and fn is not None and isinstance(recv, ast.Name) and recv.id == first_param(fn) and not is_static(fn)
     return cls if own else None
+
+
+def _line_before(text: str, end: int) -> str:
+    return text[text.rfind("\n", 0, end) + 1:end]
