@@ -21,6 +21,7 @@ A decline or a refusal is never a failure; a patch that changes behaviour is.
 """
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -34,6 +35,21 @@ from hypothesis import strategies as st
 from codemod.cli import main as decouple_main
 
 ATTRS = ["alpha", "beta", "gamma", "delta"]
+# The one route to the child that pkg/carrier.py holds besides Other: with no other route in the
+# file, a receiver the typing gets wrong there drops ATTR, and the probe sees it.
+_HOLDER = "\n\nclass Holder:\n    def __init__(self):\n        self.backend = Other()\n\n    def read(self):\n        return self.backend.ATTR\n"
+CARRIERS = {
+    "none": "",
+    "subclass": _HOLDER + "\n\nclass Sub(Holder):\n    def __init__(self, backend):\n        self.backend = backend\n",
+    "wire": _HOLDER + "\n\ndef wire(h, c):\n    h.backend = c\n    return h.read()\n",
+    "or": _HOLDER + "\n\ndef wire_or(h, c):\n    h.backend = c or None\n    return h.read()\n",
+    "index": "\n\nclass Box:\n    def __init__(self):\n        self.items = [Other()]\n\n    def read(self):\n        return self.items[-1].ATTR\n"
+             "\n\ndef wire_index(c):\n    box = Box()\n    box.items[0] = c\n    return box.read()\n",
+    "inherit": "\n\nclass Keeper:\n    def __init__(self, backend):\n        self.backend = backend\n\n    def read(self):\n        return self.backend.ATTR\n"
+               "\n\nclass Heir(Keeper):\n    pass\n\n\nKEPT = Keeper(Other()).read()\n",
+    "unpack": "\n\ndef pair(c):\n    return c, 0\n\n\ndef wire_unpack(c):\n    x = Other()\n    x, _ = pair(c)\n    return x.ATTR\n",
+    "callback": "\n\ndef read_it(x):\n    return x.ATTR\n\n\ndef apply(fn, c):\n    return fn(c)\n\n\nKEPT = read_it(Other())\n",
+}
 
 
 @st.composite
@@ -58,7 +74,9 @@ def pieces(draw):
     p["outside"] = draw(st.lists(st.sampled_from(ATTRS + ["label", "kind"]), max_size=2, unique=True))
     # An outside holder whose own store is of another class, read on an instance of it that got
     # the child another way: a subclass's store, a store by code elsewhere, ``c or None``.
-    p["carrier"] = draw(st.sampled_from(["none", "subclass", "wire", "or"]))
+    # Or through a route the typing must see: an element stored by index, an inherited __init__,
+    # unpacking what a call returns, a function passed as a value.
+    p["carrier"] = draw(st.sampled_from(["none", "subclass", "wire", "or", "index", "inherit", "unpack", "callback"]))
     p["carrier_reads"] = draw(st.sampled_from(ATTRS))
     return p
 
@@ -154,9 +172,12 @@ def render(p) -> tuple[dict[str, str], str]:
     child = "from .parent import Parent\n" + clash + "\n\nclass Child(Parent):\n" + "\n".join(child_init) + "\n\n" + "\n".join(child_methods)
     # The probe observes only what code in the tree uses: what is used nowhere may go.
     seen = [f"c.{o}" for o in p["outside"]] + (["c.on_event(1)"] if p["stores_handler"] else [])
-    seen += {"none": [], "subclass": ["Sub(c).read()"], "wire": ["wire(Holder(), c)"], "or": ["wire_or(Holder(), c)"]}[p["carrier"]]
+    seen += {"none": [], "subclass": ["Sub(c).read()"], "wire": ["wire(Holder(), c)"], "or": ["wire_or(Holder(), c)"],
+             "index": ["wire_index(c)"], "inherit": ["Heir(c).read()"], "unpack": ["wire_unpack(c)"],
+             "callback": ["apply(read_it, c)"]}[p["carrier"]]
     outside = ", ".join(seen) or "None"
-    user = f"from .carrier import Holder, Sub, wire, wire_or\n\n\ndef peek(c):\n    return [{outside}]\n"
+    names = sorted(set(re.findall(r"^(?:class|def) (\w+)", CARRIERS[p["carrier"]], re.M)) | {"Other"})
+    user = f"from .carrier import {', '.join(names)}\n\n\ndef peek(c):\n    return [{outside}]\n"
     if exc:
         user = "from .parent import Parent\n\n\n" + user + textwrap.dedent("""
 
@@ -201,33 +222,7 @@ def render(p) -> tuple[dict[str, str], str]:
             out.append(guarded(lambda: Child(2)))
         print(json.dumps({{"transcript": out, "state": state}}))
     """)
-    carrier = textwrap.dedent(f"""
-        class Other:
-            {p['carrier_reads']} = "other"
-
-
-        class Holder:
-            def __init__(self):
-                self.backend = Other()
-
-            def read(self):
-                return self.backend.{p['carrier_reads']}
-
-
-        class Sub(Holder):
-            def __init__(self, backend):
-                self.backend = backend
-
-
-        def wire(h, c):
-            h.backend = c
-            return h.read()
-
-
-        def wire_or(h, c):
-            h.backend = c or None
-            return h.read()
-    """)
+    carrier = "class Other:\n    " + f"{p['carrier_reads']} = 'other'\n" + CARRIERS[p["carrier"]].replace("ATTR", p["carrier_reads"])
     return {"pkg/__init__.py": "", "pkg/base.py": base, "pkg/parent.py": parent, "pkg/child.py": child, "pkg/user.py": user,
             "pkg/carrier.py": carrier}, probe
 
