@@ -19,14 +19,18 @@ Other code reads attributes of the class's instances (a runner reading
 ## Known problems
 A receiver is taken to be *not* the class only when that is clear: an ``isinstance`` guard,
 an annotation, or every source of its value, followed backwards (``codemod/type_exprs.py``):
-the bindings of a name, the arguments at every call site of a parameter, the return
-statements of whatever a call can run, and the stores that can reach an attribute (on an
-object of known classes, only those classes' own stores and stores on what may be one of
-them: ``codemod/type_attrs.py``, ``codemod/confinement.py``). Another attribute read on the
-same object that the class lacks also rules it out, if that read runs first on every path or
-always follows in plain statements (``codemod/dominance.py``), and no base outside the tree
-may give the class that attribute; an attribute stored onto an instance by code elsewhere is
-not counted as one it has. Anything unclear counts as a use, and so
+every binding of a name (any binding it does not follow makes it unknown), the arguments at
+every call that can reach a parameter (``codemod/call_sites.py``: a function or class handed
+to other code as a value makes them unknown), the return statements of whatever a call can
+run, the stores that can reach an attribute (on an object of known classes, only those
+classes' own stores and stores on what may be one of them: ``codemod/type_attrs.py``,
+``codemod/confinement.py``), and what code adds to a container in place
+(``codemod/type_elements.py``). Another attribute read on the same object that the class
+lacks also rules it out, if that read runs first on every path or always follows in plain
+statements (``codemod/dominance.py``), no base outside the tree may give the class that
+attribute, and no code stores that attribute on another object. A store through a computed
+name (``setattr(x, name, v)``) outside the holder's own classes is not seen. Anything unclear
+counts as a use, and so
 does a receiver whose sources take more than a fixed budget of steps, so members may be kept
 on uses that can never see the class; the report lists such members apart ("kept because a
 use could not be ruled out"). Annotations are trusted, and the tree is taken to be the whole
