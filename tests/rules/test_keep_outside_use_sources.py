@@ -118,6 +118,23 @@ STORES = [
 ]
 
 
+# Known limit (DC108's known problems): reads by computed name elsewhere are not checked. Each of
+# these changes behaviour; the strict xfail turns into a failure the day one is caught.
+REFLECTION = [pytest.param(route, id=name, marks=pytest.mark.xfail(strict=True, reason="reads by computed name are not checked"))
+              for name, route in [
+    ("getattr-over-a-list", "def run():\n    c = Child(1)\n    return [getattr(c, n) for n in ['cache']]\n"),
+    ("getattr-of-a-computed-name", "def run():\n    return getattr(Child(1), 'ca' + 'che')\n"),
+    ("getattr-through-a-parameter", "def get(obj, name):\n    return getattr(obj, name)\n\n\ndef run():\n    return get(Child(1), 'table')\n"),
+    ("hasattr-over-a-tuple", "def run():\n    c = Child(1)\n    return [hasattr(c, n) for n in ('pool', 'workspace')]\n"),
+    ("attrgetter", "import operator\n\n\ndef run():\n    return operator.attrgetter('cache')(Child(1))\n"),
+    ("getattribute", "def run():\n    return Child(1).__getattribute__('cache')\n"),
+    ("the-instance-dict", "def run():\n    return Child(1).__dict__['cache']\n"),
+    ("vars", "def run():\n    return sorted(vars(Child(1)))\n"),
+    ("dir", "def run():\n    return [n for n in dir(Child(1)) if not n.startswith('_')]\n"),
+    ("copy-of-the-dict", "def run():\n    return sorted(dict(Child(1).__dict__))\n"),
+]]
+
+
 NEAR_MISSES = [
     pytest.param("def run():\n    return Other(1).cache\n", id="the-class-itself"),
     pytest.param("import collections\n\n\ndef run():\n    return collections.OrderedDict().cache\n", id="a-class-from-outside-the-tree"),
@@ -134,7 +151,7 @@ NEAR_MISSES = [
 ]
 
 
-@pytest.mark.parametrize("route", CONSTRUCTIONS + ARGUMENTS + BINDINGS + CONTAINERS + STORES)
+@pytest.mark.parametrize("route", CONSTRUCTIONS + ARGUMENTS + BINDINGS + CONTAINERS + STORES + REFLECTION)
 def test_the_patched_package_behaves_the_same(tmp_path, route):
     before, after, patched = run_both(tmp_path, {**FILES, "user.py": HEAD + route}, "from pkg.user import run\nprint(run())")
     assert patched is not None and "raised" not in before, before
