@@ -191,11 +191,11 @@ class Attributes:
         """Whether the object that ``node`` (``x.attr``) reads from may be an instance of a
         holder (``related``: the holders' family and ancestors, by id)."""
         recv = node.value
-        if through is not None and not may_reach(mod, recv, through):
-            return False
         own = _self_of(mod, node, recv)
         if own is not None:
             return id(own) in related
+        if through is not None and not may_reach(mod, recv, through):
+            return False
         return not self._ruled_out(mod, recv, node, related, may_have)
 
     def _ruled_out(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST, related: dict, may_have) -> bool:

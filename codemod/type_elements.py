@@ -52,7 +52,13 @@ class Elements:
     def _additions(self, attr: str, related, through, may_have) -> list[str] | None:
         out: list[str] = []
         mention = re.compile(rf"\.{re.escape(attr)}\b")
-        for rel in self.index.tree.grep(mention, words=(attr,)):
+        files = self.index.tree.grep(mention, words=(attr,))
+        if through is not None:
+            # Confined holders are reached only as self in their classes' code, or through .a
+            # for a in ``through``: no other file can add to their containers.
+            near = set(self.index.tree.files_with_words(tuple(through))) | {c.file for c in related.values()}
+            files = [rel for rel in files if rel in near]
+        for rel in files:
             mod = self.index.module(rel)
             if mod is None:
                 self.unknown(f"{rel} mentions .{attr} but cannot be parsed")

@@ -103,6 +103,9 @@ CONTAINERS = [
     pytest.param(BOX + "def run():\n    b = Box()\n    b.one, n = Child(1), 0\n    return b.single()\n", id="an-attribute-unpacked-into"),
     pytest.param("class Grow(Other):\n    def __iadd__(self, n):\n        return Child(n)\n\n\n" + BOX.replace("self.one = Other()", "self.one = Grow()")
                  + "def run():\n    b = Box()\n    b.one += 1\n    return b.single()\n", id="an-attribute-augmented"),
+    pytest.param(BOX.replace("    def first(self):", "    def put(self, c):\n        self.things[0] = c\n\n    def first(self):")
+                 + "class Owner:\n    def __init__(self):\n        self.box = Box()\n\n\ndef run():\n    o = Owner()\n    o.box.put(Child(1))\n"
+                 "    return o.box.first()\n", id="an-element-stored-by-a-confined-holder-itself"),
 ]
 
 
