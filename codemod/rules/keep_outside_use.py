@@ -2,9 +2,11 @@
 
 ## What it does
 Searches the whole tree for ``.X`` (and ``getattr``/``hasattr``/``setattr`` with the literal
-name ``"X"``) for every parent member not yet kept, and types each receiver
-(``codemod/typing_flow.py``). A use on a receiver that is, or may be, an instance of the
-class keeps the member; the evidence says how the receiver was typed, and how strongly the use
+name ``"X"``, ``attrgetter("X")``, a format string's ``{0.X}``, a class pattern's
+``case K(X=...)``) for every parent member not yet kept, and types each receiver
+(``codemod/typing_flow.py``; the object ``attrgetter`` or a format string is applied to is
+not followed, and a class pattern's is judged by the pattern's class). A use on a receiver
+that is, or may be, an instance of the class keeps the member; the evidence says how the receiver was typed, and how strongly the use
 is established: *shown* when the receiver is typed (by an annotation, an assignment or an
 ``isinstance`` guard) as the class, a subclass or one of its bases, *unknown* when its type
 could not be told. Uses inside the parent's own code that no longer runs on the class do
@@ -49,6 +51,7 @@ from __future__ import annotations
 import ast
 import re
 
+from ..ast_util import dotted_name
 from ..model import Evidence, Receiver, Scanned
 from ..state import inside_any
 
@@ -71,18 +74,23 @@ def run(st, out: Scanned) -> bool:
     # parsed anyway are still searched for a use on a receiver shown to hold an instance.
     # (Parsing more files only for that costs more than the rest of the search.)
     strong = set(a.kept)
-    rx = re.compile(r"(?:\.|['\"])(" + "|".join(re.escape(c) for c in cands) + r")\b")
+    alts = "|".join(re.escape(c) for c in cands)
+    rx = re.compile(r"(?:\.|['\"])(" + alts + r")\b")
+    rx_case = re.compile(r"\bcase\b[^\n]*\b(" + alts + r")\s*=")  # case C(name=pattern)
+
+    def mentioned(text: str) -> set[str]:
+        return set(rx.findall(text)) | (set(rx_case.findall(text)) if "case" in text else set())
     cand_set = set(cands)
     chain_nodes = {id(c.node) for c in a.chain} | {id(a.cls.node)}
     chain_files = {c.file for c in a.chain} | {a.cls.file}
     tree = st.index.tree
-    files = tree.grep(rx, words=tuple(cands))
+    files = tree.grep(mentioned, words=tuple(cands))
     for i, rel in enumerate(files):
         if st.progress:
             st.progress(i + 1, len(files), f"uses of {a.parent.name}'s members")
         # A file whose every mention is of members already kept is not even parsed
         # (most of the cost of a run is parsing).
-        if not st.all_uses and set(rx.findall(tree.peek(rel) or "")) <= set(a.kept):
+        if not st.all_uses and mentioned(tree.peek(rel) or "") <= set(a.kept):
             continue
         mod = st.index.module(rel)
         if mod is None:
@@ -105,7 +113,10 @@ def run(st, out: Scanned) -> bool:
                 continue
             if rel in chain_files and inside_any(mod, node, chain_nodes):
                 continue
-            verdict, note, strength = flow.classify(mod, recv, node, CONFIRM_PARSES if confirm else None)
+            if recv is node:  # read on an object the code does not write out
+                verdict, note, strength = _unseen_receiver(flow, mod, node)
+            else:
+                verdict, note, strength = flow.classify(mod, recv, node, CONFIRM_PARSES if confirm else None)
             if verdict == Receiver.NO:
                 continue
             kind = a.members[name][0].kind
@@ -123,7 +134,10 @@ def run(st, out: Scanned) -> bool:
 
 
 def attr_use(node: ast.AST, names: set[str]):
-    """(name, receiver, how, line) for ``recv.name`` or getattr/hasattr/setattr(recv, "name"), else None."""
+    """(name, receiver, how, line) for ``recv.name``, getattr/hasattr/setattr(recv, "name"),
+    ``attrgetter("name")``, a format string's ``{0.name}`` and a class pattern's
+    ``C(name=...)``, else None. The receiver is an expression to type, or for the last three
+    ``node`` itself: it reads the name on an object not written in the code (``_unseen_receiver``)."""
     if isinstance(node, ast.Attribute) and node.attr in names:
         how = "write" if isinstance(node.ctx, ast.Store) else "read"
         return node.attr, node.value, how, getattr(node, "end_lineno", node.lineno)
@@ -132,4 +146,33 @@ def attr_use(node: ast.AST, names: set[str]):
         if isinstance(lit, ast.Constant) and lit.value in names:
             how = "write" if node.func.id == "setattr" else f"{node.func.id}()"
             return lit.value, node.args[0], how, lit.lineno
+    if isinstance(node, ast.Call) and (dotted_name(node.func) or "").rsplit(".", 1)[-1] == "attrgetter":
+        for arg in node.args:
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                hit = next((p for p in arg.value.split(".") if p in names), None)
+                if hit:
+                    return hit, node, "attrgetter()", node.lineno
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and "{" in node.value:
+        hit = next((m for m in _FORMAT_FIELD.findall(node.value) if m in names), None)
+        if hit:
+            return hit, node, "format string read", node.lineno
+    if type(node).__name__ == "MatchClass":
+        hit = next((k for k in node.kwd_attrs if k in names), None)
+        if hit:
+            return hit, node, "class pattern read", node.lineno
     return None
+
+
+_FORMAT_FIELD = re.compile(r"\{[^{}!:]*?\.(\w+)")  # {0.name}, {obj.name[k]}: str.format reads the attribute
+
+
+def _unseen_receiver(flow, mod, node: ast.AST) -> tuple[str, str, str]:
+    """(verdict, note, strength) for a read on an object the code does not write out: a class
+    pattern reads only on instances of its class; ``attrgetter`` and format strings, on
+    whatever they are given."""
+    from ..typing_flow import UNKNOWN
+
+    if type(node).__name__ == "MatchClass" and dotted_name(node.cls) is not None:
+        verdict = flow.rel.combine([mod.qualify(node.cls)])
+        return verdict, f"the pattern's class is {ast.unparse(node.cls)}", UNKNOWN
+    return Receiver.MAYBE, "what it is applied to is not followed", UNKNOWN

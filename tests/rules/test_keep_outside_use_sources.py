@@ -121,6 +121,18 @@ STORES = [
 ]
 
 
+# Reads that name the member literally, on an object the code does not write out.
+LITERAL_NAMES = [
+    pytest.param("def run():\n    match Child(1):\n        case Child(cache=x):\n            return x\n", id="a-class-pattern"),
+    pytest.param("def run():\n    match Child(1):\n        case object(cache=x):\n            return x\n", id="a-class-pattern-on-a-base"),
+    pytest.param("def run():\n    return '{0.cache}'.format(Child(1))\n", id="a-format-field"),
+    pytest.param("def run():\n    return '{c.cache[n]}'.format(c=Child(1))\n", id="a-named-format-field"),
+    pytest.param("import string\n\n\ndef run():\n    return string.Formatter().format('{0.cache}', Child(1))\n", id="a-formatter"),
+    pytest.param("import operator\n\n\ndef run():\n    return operator.attrgetter('cache')(Child(1))\n", id="attrgetter"),
+    pytest.param("from operator import attrgetter\n\n\ndef run():\n    return attrgetter('cache.keys')(Child(1))()\n", id="a-dotted-attrgetter"),
+]
+
+
 # Known limit (DC108's known problems): reads by computed name elsewhere are not checked. Each of
 # these changes behaviour; the strict xfail turns into a failure the day one is caught.
 REFLECTION = [pytest.param(route, id=name, marks=pytest.mark.xfail(strict=True, reason="reads by computed name are not checked"))
@@ -129,7 +141,6 @@ REFLECTION = [pytest.param(route, id=name, marks=pytest.mark.xfail(strict=True, 
     ("getattr-of-a-computed-name", "def run():\n    return getattr(Child(1), 'ca' + 'che')\n"),
     ("getattr-through-a-parameter", "def get(obj, name):\n    return getattr(obj, name)\n\n\ndef run():\n    return get(Child(1), 'table')\n"),
     ("hasattr-over-a-tuple", "def run():\n    c = Child(1)\n    return [hasattr(c, n) for n in ('pool', 'workspace')]\n"),
-    ("attrgetter", "import operator\n\n\ndef run():\n    return operator.attrgetter('cache')(Child(1))\n"),
     ("getattribute", "def run():\n    return Child(1).__getattribute__('cache')\n"),
     ("the-instance-dict", "def run():\n    return Child(1).__dict__['cache']\n"),
     ("vars", "def run():\n    return sorted(vars(Child(1)))\n"),
@@ -149,12 +160,14 @@ NEAR_MISSES = [
                  id="a-transparent-decorator"),
     pytest.param("def run():\n    c, d = Other(), Child(1)\n    return c.cache\n", id="unpacking-a-literal-position-by-position"),
     pytest.param("def run(*c, **d):\n    return c.cache, d.cache\n", id="star-parameters"),
+    pytest.param("def run(v=Other()):\n    match v:\n        case Other(cache=x):\n            return x\n", id="a-class-pattern-of-another-class"),
+    pytest.param("def run():\n    return '{0} {0.label} {0.cached}'.format(Child(1))\n", id="a-format-string-reading-other-fields"),
     pytest.param(BOX + "def run():\n    b = Box()\n    b.things.append(Other())\n    b.things[0] = Other()\n"
                  "    return len(b.things), [t for t in b.things], b.things.index(b.things[0])\n", id="additions-and-reads-that-are-followed"),
 ]
 
 
-@pytest.mark.parametrize("route", CONSTRUCTIONS + ARGUMENTS + BINDINGS + CONTAINERS + STORES + REFLECTION)
+@pytest.mark.parametrize("route", CONSTRUCTIONS + ARGUMENTS + BINDINGS + CONTAINERS + STORES + LITERAL_NAMES + REFLECTION)
 def test_the_patched_package_behaves_the_same(tmp_path, route):
     before, after, patched = run_both(tmp_path, {**FILES, "user.py": HEAD + route}, "from pkg.user import run\nprint(run())")
     assert patched is not None and "raised" not in before, before
