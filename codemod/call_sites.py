@@ -66,16 +66,17 @@ def init_sites(index: Index, cls: ClassInfo) -> Sites:
         why = _mentions(index, name, out)
         if why:
             return Sites(None, why)
-    for owner in subs:
-        for fn in owner.methods.values():
-            for node in walk(fn):
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__":
-                    out.append((owner.module, node, 0 if is_super_call(node.func.value) else 1))
+    below = {id(s) for s in subs}
     for owner in [cls, *subs, *filter(None, (index.resolve_class(q) for q in index.ancestors(cls)))]:
         for fn in owner.methods.values():
             me = first_param(fn)
             for node in walk(fn):
-                if isinstance(node, ast.Call) and _makes_own_class(node.func, me):
+                if node.__class__ is not ast.Call:
+                    continue
+                func = node.func
+                if id(owner) in below and func.__class__ is ast.Attribute and func.attr == "__init__":
+                    out.append((owner.module, node, 0 if is_super_call(func.value) else 1))
+                elif _makes_own_class(func, me):
                     out.append((owner.module, node, 0))
     return Sites(out)
 

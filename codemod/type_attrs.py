@@ -28,7 +28,7 @@ from .type_stores import attr_assignment
 
 
 _SELF_NAMES = {"self", "cls"}
-_MENTIONS_READ = 200  # a name in more files than this is taken to be stored elsewhere, unread
+_MENTIONS_READ = 50  # a name in more files than this is taken to be stored elsewhere, unread
 _ASSIGNED = re.compile(r"\s*(?::[^=\n]*)?(?:[-+*/%&|^@]|//|<<|>>|\*\*)?=(?!=)")  # after x.attr: = v, += v, : T = v
 _UNPACKED = re.compile(r"[ \t]*,[^=\n]*=(?!=)")  # after x.attr: , y = ...
 _TARGETS = re.compile(r"[ \t]*(?:[\w.\[\]*]+[ \t]*,[ \t]*)*[\w.\[\]]*$")  # before it on the line: a, b.c,

@@ -41,10 +41,10 @@ class Names:
         params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
         if fn.name == "__init__" and cls is not None:
             callee, params = cls.name, params[1:]
-            found = init_sites(self.index, cls)
+            found = self._sites(("init sites", cls.qualname), lambda: init_sites(self.index, cls))
         elif cls is None and fn in mod.tree.body:
             callee = fn.name
-            found = function_sites(self.index, mod, fn)
+            found = self._sites(("function sites", mod.rel, fn.name), lambda: function_sites(self.index, mod, fn))
         else:
             self.unknown(f"what {fn.name}() is called with is not followed ({mod.rel}:{fn.lineno})")
             return None
@@ -86,6 +86,12 @@ class Names:
         if not sites and not filtered:
             self.unknown(f"{callee}() has no call site in the tree ({mod.rel}:{fn.lineno})")
         return out if sites else ([UNREACHED] if filtered else None)
+
+    def _sites(self, key: tuple, find):
+        """``find()``, once per function or class for the whole run of this class."""
+        if key not in self._memos:
+            self._memos[key] = find()
+        return self._memos[key]
 
     def _name_types(self, mod: ModuleInfo, name: str, scope: ast.AST) -> list[str] | None:
         """Types of a name from its bindings in ``scope`` (a function, a lambda or the module)."""

@@ -76,15 +76,21 @@ def run(st, out: Scanned) -> bool:
     strong = set(a.kept)
     alts = "|".join(re.escape(c) for c in cands)
     rx = re.compile(r"(?:\.|['\"])(" + alts + r")\b")
-    rx_case = re.compile(r"\bcase\b[^\n]*\b(" + alts + r")\s*=")  # case C(name=pattern)
+    rx_keyword = re.compile(r"\b(" + alts + r")\s*=")
+
+    def in_patterns(text: str) -> set[str]:
+        """Names of keywords on ``case`` lines (``case C(name=pattern)``)."""
+        if "case" not in text:
+            return set()
+        return {n for line in _CASE_LINE.findall(text) for n in rx_keyword.findall(line)}
 
     def mentioned(text: str) -> set[str]:
-        return set(rx.findall(text)) | (set(rx_case.findall(text)) if "case" in text else set())
+        return set(rx.findall(text)) | in_patterns(text)
     cand_set = set(cands)
     chain_nodes = {id(c.node) for c in a.chain} | {id(a.cls.node)}
     chain_files = {c.file for c in a.chain} | {a.cls.file}
     tree = st.index.tree
-    files = tree.grep(mentioned, words=tuple(cands))
+    files = tree.grep(lambda text: bool(rx.search(text) or in_patterns(text)), words=tuple(cands))
     for i, rel in enumerate(files):
         if st.progress:
             st.progress(i + 1, len(files), f"uses of {a.parent.name}'s members")
@@ -138,31 +144,39 @@ def attr_use(node: ast.AST, names: set[str]):
     ``attrgetter("name")``, a format string's ``{0.name}`` and a class pattern's
     ``C(name=...)``, else None. The receiver is an expression to type, or for the last three
     ``node`` itself: it reads the name on an object not written in the code (``_unseen_receiver``)."""
-    if isinstance(node, ast.Attribute) and node.attr in names:
-        how = "write" if isinstance(node.ctx, ast.Store) else "read"
-        return node.attr, node.value, how, getattr(node, "end_lineno", node.lineno)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr", "setattr") and len(node.args) >= 2:
-        lit = node.args[1]
-        if isinstance(lit, ast.Constant) and lit.value in names:
-            how = "write" if node.func.id == "setattr" else f"{node.func.id}()"
-            return lit.value, node.args[0], how, lit.lineno
-    if isinstance(node, ast.Call) and (dotted_name(node.func) or "").rsplit(".", 1)[-1] == "attrgetter":
-        for arg in node.args:
-            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                hit = next((p for p in arg.value.split(".") if p in names), None)
-                if hit:
-                    return hit, node, "attrgetter()", node.lineno
-    if isinstance(node, ast.Constant) and isinstance(node.value, str) and "{" in node.value:
-        hit = next((m for m in _FORMAT_FIELD.findall(node.value) if m in names), None)
-        if hit:
-            return hit, node, "format string read", node.lineno
-    if type(node).__name__ == "MatchClass":
+    cls = node.__class__  # called for every node of every file searched: one dispatch on the class
+    if cls is ast.Attribute:
+        if node.attr in names:
+            how = "write" if isinstance(node.ctx, ast.Store) else "read"
+            return node.attr, node.value, how, getattr(node, "end_lineno", node.lineno)
+    elif cls is ast.Call:
+        func = node.func
+        called = func.id if func.__class__ is ast.Name else func.attr if func.__class__ is ast.Attribute else None
+        if called in ("getattr", "hasattr", "setattr") and func.__class__ is ast.Name and len(node.args) >= 2:
+            lit = node.args[1]
+            if isinstance(lit, ast.Constant) and lit.value in names:
+                how = "write" if called == "setattr" else f"{called}()"
+                return lit.value, node.args[0], how, lit.lineno
+        elif called == "attrgetter":
+            for arg in node.args:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    hit = next((p for p in arg.value.split(".") if p in names), None)
+                    if hit:
+                        return hit, node, "attrgetter()", node.lineno
+    elif cls is ast.Constant:
+        if node.value.__class__ is str and "{" in node.value:
+            hit = next((m for m in _FORMAT_FIELD.findall(node.value) if m in names), None)
+            if hit:
+                return hit, node, "format string read", node.lineno
+    elif cls is _MATCH_CLASS:
         hit = next((k for k in node.kwd_attrs if k in names), None)
         if hit:
             return hit, node, "class pattern read", node.lineno
     return None
 
 
+_MATCH_CLASS = getattr(ast, "MatchClass", None)
+_CASE_LINE = re.compile(r"^[ \t]+case\b[^\n]*", re.M)
 _FORMAT_FIELD = re.compile(r"\{[^{}!:]*?\.(\w+)")  # {0.name}, {obj.name[k]}: str.format reads the attribute
 
 
