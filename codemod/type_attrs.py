@@ -16,23 +16,17 @@ that name in the tree.
 from __future__ import annotations
 
 import ast
-import re
 
 from .ast_util import binding_count, decorator_name, dotted_name, first_param, is_static, names_bound, walk
 from .confinement import confining_attributes, may_reach
 from .dominance import always_follows, runs_before
 from .index import ClassInfo, ModuleInfo, enclosing_def, scope_of
 from .model import Receiver
-from .type_annotations import PROPERTIES, annotation_types, shown_code
+from .type_annotations import EXACT, PROPERTIES, annotation_types, shown_code
 from .type_stores import attr_assignment
 
 
-_SELF_NAMES = {"self", "cls"}
 _MENTIONS_READ = 50  # a name in more files than this is taken to be stored elsewhere, unread
-_ASSIGNED = re.compile(r"\s*(?::[^=\n]*)?(?:[-+*/%&|^@]|//|<<|>>|\*\*)?=(?!=)")  # after x.attr: = v, += v, : T = v
-_UNPACKED = re.compile(r"[ \t]*,[^=\n]*=(?!=)")  # after x.attr: , y = ...
-_TARGETS = re.compile(r"[ \t]*(?:[\w.\[\]*]+[ \t]*,[ \t]*)*[\w.\[\]]*$")  # before it on the line: a, b.c,
-_RECEIVER = re.compile(r"(?:\w+|[)\]])$")
 
 
 class Attributes:
@@ -68,28 +62,6 @@ class Attributes:
             if any(runs_before(mod, node, at) or always_follows(mod, node, at) for node in lacking[attr]) and not self._stored_from_outside(attr):
                 return attr
         return None
-
-    def _stored_from_outside(self, attr: str) -> bool:
-        """Whether code may store ``.attr`` on an object other than its own ``self`` somewhere
-        in the tree (``x.attr = v``, ``x.attr += v``, ``x.attr, y = ...``, ``setattr(x,
-        "attr", v)``): that object may be an instance of a class that does not define ``attr``
-        itself. Told from the text alone, so that ruling a receiver out parses nothing more:
-        any such store whose object is not spelled ``self`` or ``cls`` counts."""
-        key = ("stored from outside", attr)
-        if key not in self._memos:
-            mention = re.compile(rf"\.{re.escape(attr)}\b")
-            named = re.compile(rf"setattr\(\s*(\w+)[^,\n]*,\s*['\"]{re.escape(attr)}['\"]")
-
-            def outside(text: str) -> bool:
-                for m in mention.finditer(text):
-                    if _ASSIGNED.match(text, m.end()) or (_UNPACKED.match(text, m.end()) and _TARGETS.match(_line_before(text, m.start()))):
-                        head = _RECEIVER.search(text, max(0, m.start() - 64), m.start())
-                        if head is None or head.group(0) not in _SELF_NAMES:
-                            return True
-                return any(m.group(1) not in _SELF_NAMES for m in named.finditer(text))
-
-            self._memos[key] = bool(self.index.tree.grep(outside, words=(attr,)))
-        return self._memos[key]
 
     def bound_more_than_once(self, scope: ast.AST, name: str) -> bool:
         key = (id(scope), name)
@@ -225,16 +197,26 @@ class Attributes:
         """(types, whether ``stmt`` in a class body defines ``attr``)."""
         mod = cls.module
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
-            return annotation_types(mod, stmt.annotation, element), True
+            return self._not_a_descriptor(cls, stmt, annotation_types(mod, stmt.annotation, element)), True
         if isinstance(stmt, ast.Assign) and any(attr in names_bound(t) for t in stmt.targets):
             if not all(isinstance(t, ast.Name) for t in stmt.targets):
                 return None, True
-            return self.value_types(mod, stmt.value, element), True
+            return self._not_a_descriptor(cls, stmt, self.value_types(mod, stmt.value, element)), True
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == attr:
             if any(decorator_name(d) in PROPERTIES for d in stmt.decorator_list):
                 return (None if element else self._returns(mod, stmt, cls)), True
             return ["builtins.function"], True
         return None, False
+
+    def _not_a_descriptor(self, cls: ClassInfo, stmt: ast.stmt, types: list[str] | None) -> list[str] | None:
+        """``types`` of a class attribute, unless one is a class of the tree with ``__get__``
+        (then reading it on an instance gives what ``__get__`` returns: unknown)."""
+        for q in types or ():
+            k = self.index.resolve_class(q.lstrip(EXACT))
+            if k is not None and any(c is not None and "__get__" in c.methods for c in [k, *self.ancestor_classes(k)]):
+                self.unknown(f"{cls.name}.{ast.unparse(stmt)[:40]} holds a descriptor ({k.name} has __get__)")
+                return None
+        return types
 
     def _self_stores(self, mod: ModuleInfo, fn: ast.FunctionDef, attr: str, element: bool):
         """(types, whether any) of what one method stores into ``self.attr``; None types when a
@@ -339,7 +321,3 @@ def _self_of(mod: ModuleInfo, node: ast.AST, recv: ast.AST) -> ClassInfo | None:
     fn, cls = enclosing_def(mod, node)
     own = cls is not None and fn is not None and isinstance(recv, ast.Name) and recv.id == first_param(fn) and not is_static(fn)
     return cls if own else None
-
-
-def _line_before(text: str, end: int) -> str:
-    return text[text.rfind("\n", 0, end) + 1:end]

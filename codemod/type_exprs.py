@@ -24,6 +24,8 @@ Annotations are trusted. A call is taken to make an instance of exactly one clas
 names, through no local binding, a class of the tree that neither it nor a base in the tree
 gives a ``__new__`` or a metaclass other than ``ABCMeta`` (a base outside the tree is trusted
 not to), or a capitalised name from outside the tree; any other call is typed by what it runs.
+A class attribute holding an instance of a tree class with ``__get__`` is unknown (reading it
+gives what ``__get__`` returns); a descriptor class from outside the tree is not recognised.
 Code outside the tree (a base class from a library, a user of the
 library) that stores into the tree's objects or calls its functions is not seen: a holder with
 a base outside the tree (other than ``PLAIN_BASES``) falls back to every store of that name in

@@ -4,6 +4,9 @@
 A mixin of ``type_exprs.Types`` (it uses ``index`` and ``_memos`` there). ``type_attrs`` decides
 which of these stores can reach the object it types.
 
+Whether any code stores a name on an object other than its own ``self``
+(``_stored_from_outside``) is told from the text alone, without a parse.
+
 A file is parsed only when its text can hold such a store (a regex over the files that
 contain the name, from the word index). A store whose value is not followed (``x.attr`` unpacked
 into, ``+=``, a loop or ``with`` target) is listed with no value, so that it is never taken for
@@ -16,6 +19,13 @@ import ast
 import re
 
 from .ast_util import dotted_name
+
+
+_SELF_NAMES = {"self", "cls"}
+_ASSIGNED = re.compile(r"\s*(?::[^=\n]*)?(?:[-+*/%&|^@]|//|<<|>>|\*\*)?=(?!=)")  # after x.attr: = v, += v, : T = v
+_UNPACKED = re.compile(r"[ \t]*,[^=\n]*=(?!=)")  # after x.attr: , y = ...
+_TARGETS = re.compile(r"[ \t]*(?:[\w.\[\]*]+[ \t]*,[ \t]*)*[\w.\[\]]*$")  # before it on the line: a, b.c,
+_RECEIVER = re.compile(r"(?:\w+|[)\]])$")
 
 
 class Stores:
@@ -82,6 +92,28 @@ class Stores:
             yield from ((mod, stmt) for node in mod.nodes if isinstance(node, ast.ClassDef) for stmt in node.body
                         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr)
 
+    def _stored_from_outside(self, attr: str) -> bool:
+        """Whether code may store ``.attr`` on an object other than its own ``self`` somewhere
+        in the tree (``x.attr = v``, ``x.attr += v``, ``x.attr, y = ...``, ``setattr(x,
+        "attr", v)``): that object may be an instance of a class that does not define ``attr``
+        itself. Told from the text alone, so that ruling a receiver out parses nothing more:
+        any such store whose object is not spelled ``self`` or ``cls`` counts."""
+        key = ("stored from outside", attr)
+        if key not in self._memos:
+            mention = re.compile(rf"\.{re.escape(attr)}\b")
+            named = re.compile(rf"setattr\(\s*(\w+)[^,\n]*,\s*['\"]{re.escape(attr)}['\"]")
+
+            def outside(text: str) -> bool:
+                for m in mention.finditer(text):
+                    if _ASSIGNED.match(text, m.end()) or (_UNPACKED.match(text, m.end()) and _TARGETS.match(_line_before(text, m.start()))):
+                        head = _RECEIVER.search(text, max(0, m.start() - 64), m.start())
+                        if head is None or head.group(0) not in _SELF_NAMES:
+                            return True
+                return any(m.group(1) not in _SELF_NAMES for m in named.finditer(text))
+
+            self._memos[key] = bool(self.index.tree.grep(outside, words=(attr,)))
+        return self._memos[key]
+
 
 def attr_assignment(node: ast.AST, attr: str, selfname: str | None):
     """The value assigned to ``X.attr`` by this node (X = selfname when given), else None."""
@@ -101,3 +133,7 @@ def attr_assignment(node: ast.AST, attr: str, selfname: str | None):
     ):
         return node.args[-1]
     return None
+
+
+def _line_before(text: str, end: int) -> str:
+    return text[text.rfind("\n", 0, end) + 1:end]

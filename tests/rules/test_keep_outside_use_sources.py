@@ -118,6 +118,8 @@ STORES = [
                  "    return read()\n", id="a-global-stored-by-another-module"),
     pytest.param("def tag(x):\n    x.label = 'a'\n\n\ndef read(x):\n    return x.label, x.cache\n\n\n"
                  "def run():\n    c = Child(1)\n    tag(c)\n    return read(c)\n", id="an-attribute-stored-on-the-instance-elsewhere"),
+    pytest.param("class Make:\n    def __get__(self, obj, owner=None):\n        return Child(1)\n\n\nclass Holder:\n    item = Make()\n\n\n"
+                 "def run():\n    return Holder().item.cache\n", id="a-descriptor-in-the-class-body"),
 ]
 
 
