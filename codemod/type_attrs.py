@@ -133,7 +133,7 @@ class Attributes:
             fn, cls = enclosing_def(smod, node)
             if through is not None and not may_reach(smod, recv, through):
                 continue  # the holders are reached only through those attributes
-            if _self_of(smod, node, recv) is not None:
+            if _is_self(fn, cls, recv):
                 continue  # self.attr = ...: seen above when the class is related, and never reaches it otherwise
             if recv is None:
                 continue  # a class body's declaration
@@ -319,5 +319,9 @@ class Attributes:
 def _self_of(mod: ModuleInfo, node: ast.AST, recv: ast.AST) -> ClassInfo | None:
     """The class whose method ``node`` is in, when ``recv`` is that method's ``self``."""
     fn, cls = enclosing_def(mod, node)
-    own = cls is not None and fn is not None and isinstance(recv, ast.Name) and recv.id == first_param(fn) and not is_static(fn)
-    return cls if own else None
+    return cls if _is_self(fn, cls, recv) else None
+
+
+def _is_self(fn: ast.FunctionDef | None, cls: ClassInfo | None, recv: ast.AST) -> bool:
+    """Whether ``recv`` is the ``self`` of method ``fn`` of ``cls``."""
+    return cls is not None and fn is not None and isinstance(recv, ast.Name) and recv.id == first_param(fn) and not is_static(fn)

@@ -153,7 +153,6 @@ class Names:
                 out += t
         return out
 
-
     def _binding(self, mod: ModuleInfo, node: ast.AST, name: str) -> tuple[bool, list[str] | None]:
         """(whether ``node`` binds ``name``, what it binds it to: None when that is not followed).
         Every way of binding a name is listed, so that none is taken for no binding at all."""
@@ -195,6 +194,7 @@ class Names:
         line = getattr(node, "lineno", None) or getattr(mod.parents.get(id(node)), "lineno", "?")
         self.unknown(f"{name} is bound by {how} ({mod.rel}:{line})")
         return True, None
+
 
 def _default(fn: ast.FunctionDef, pname: str) -> ast.expr | None:
     """The default value of parameter ``pname`` of ``fn``, if it has one."""

@@ -37,10 +37,16 @@ class Relation:
         self.ancestors = set(self.index.ancestors(self.target)) | {"builtins.object", "object"}
         # A class that a subclass of C also derives from (``class D(T, C)``) may hold a C.
         self.joint = {q for sub in self.index.subclasses_deep(self.target) for q in self.index.ancestors(sub)}
+        self._verdicts: dict[str, str] = {}
 
     def of(self, qual: str) -> str:
         """YES: is C or a subclass; MAYBE: an ancestor, a class that a subclass of C also derives
         from, or a name that is not a class (of the tree, or from outside it); NO: unrelated."""
+        if qual not in self._verdicts:
+            self._verdicts[qual] = self._of(qual)
+        return self._verdicts[qual]
+
+    def _of(self, qual: str) -> str:
         if qual in _UNKNOWN_TYPES:
             return MAYBE
         if qual == UNREACHED:
