@@ -6,10 +6,10 @@ name ``"X"``, ``attrgetter("X")``, a format string's ``{0.X}``, a class pattern'
 ``case K(X=...)``) for every parent member not yet kept, and types each receiver
 (``codemod/typing_flow.py``; the object ``attrgetter`` or a format string is applied to is
 not followed, and a class pattern's is judged by the pattern's class). A use on a receiver
-that is, or may be, an instance of the class keeps the member; the evidence says how the receiver was typed, and how strongly the use
-is established: *shown* when the receiver is typed (by an annotation, an assignment or an
-``isinstance`` guard) as the class, a subclass or one of its bases, *unknown* when its type
-could not be told. Uses inside the parent's own code that no longer runs on the class do
+that is, or may be, an instance of the class keeps the member; the evidence says how the
+receiver was typed, and how strongly the use is established: *shown* when the receiver is
+typed (by an annotation, an assignment or an ``isinstance`` guard) as the class, a subclass
+or one of its bases, *unknown* when its type could not be told. Uses inside the parent's own code that no longer runs on the class do
 not count. By default the search for a member stops at its first shown use; a member with
 only unknown uses so far is still looked for in the files parsed for other members, but no
 file is parsed only for that (``--all-uses`` searches and lists every use).
