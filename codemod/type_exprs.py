@@ -253,7 +253,7 @@ class Types(Calls, Attributes, Elements, Stores, Names):
         fn, cls = enclosing_def(mod, at)
         if isinstance(expr, ast.Name):
             if fn is not None and cls is not None and not is_static(fn) and expr.id == first_param(fn):
-                return [cls.qualname]
+                return self._self_types(fn, cls)
             return self._name_types(mod, expr.id, scope_of(mod, at))
         if isinstance(expr, ast.Call):
             return self.value_types(mod, expr)

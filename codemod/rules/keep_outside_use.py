@@ -34,7 +34,9 @@ attribute, and no code stores that attribute on another object. A store through 
 name (``setattr(x, name, v)``) outside the holder's own classes is not seen, and neither is a
 read by computed name on a C elsewhere (``getattr(x, name)``, ``vars(x)``, ``x.__dict__``,
 ``dir(x)``): on SGLang such calls sit in some 1,400 of 4,700 files, too many to parse on every
-run, so ``report.md``'s Risks section says so for every class it decouples. Anything unclear
+run. Nor is a method of another class called unbound on a C (``Other.method(c)``, where
+``self`` is then the C): finding those sites costs a search per method typed. ``report.md``'s
+Risks section says both for every class it decouples. Anything unclear
 counts as a use, and so
 does a receiver whose sources take more than a fixed budget of steps, so members may be kept
 on uses that can never see the class; the report lists such members apart ("kept because a
