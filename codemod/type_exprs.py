@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import ast
 
-from .ast_util import dotted_name, first_param, is_static
+from .ast_util import binding_count, dotted_name, first_param, is_static
 from .index import ClassInfo, Index, ModuleInfo, OverBudget, enclosing_def, scope_of
 from .type_annotations import EXACT, NAMELESS_BASES, PLAIN_BASES, UNREACHED, annotation_types, shown_code
 from .type_attrs import Attributes
@@ -252,9 +252,10 @@ class Types(Calls, Attributes, Elements, Stores, Names):
         """The classes an expression may evaluate to, or None when that is not clear."""
         fn, cls = enclosing_def(mod, at)
         if isinstance(expr, ast.Name):
-            if fn is not None and cls is not None and not is_static(fn) and expr.id == first_param(fn):
+            scope = scope_of(mod, at)
+            if fn is not None and cls is not None and not is_static(fn) and expr.id == first_param(fn) and not _rebinds(mod, scope, fn, expr.id):
                 return self._self_types(fn, cls)
-            return self._name_types(mod, expr.id, scope_of(mod, at))
+            return self._name_types(mod, expr.id, scope)
         if isinstance(expr, ast.Call):
             return self.value_types(mod, expr)
         base, element = expr, False
@@ -322,6 +323,16 @@ class Types(Calls, Attributes, Elements, Stores, Names):
         if isinstance(value, (ast.Attribute, ast.Call)) and not element:
             return self.expr_types(mod, value, node)
         return self.value_types(mod, value, element)
+
+
+def _rebinds(mod: ModuleInfo, scope: ast.AST, fn: ast.AST, name: str) -> bool:
+    """Whether a function nested in method ``fn``, from ``scope`` outwards, binds ``name`` itself
+    (``def helper(self)``): there the name is not the method's ``self``."""
+    while scope is not fn and not isinstance(scope, ast.Module):
+        if binding_count(scope, name) > 0:
+            return True
+        scope = scope_of(mod, scope)
+    return False
 
 
 def _same(a: list[str] | None, b: list[str] | None) -> bool:

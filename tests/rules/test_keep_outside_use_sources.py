@@ -131,6 +131,8 @@ _UNBOUND = pytest.mark.xfail(strict=True, reason="a method called unbound on ano
 SELVES = [
     pytest.param("class Reader:\n    def read(self, other):\n        self = other\n        return self.cache\n\n\n"
                  "def run():\n    return Reader().read(Child(1))\n", id="self-bound-again"),
+    pytest.param("class Reader:\n    def read(self):\n        def helper(self):\n            return self.cache\n\n        return helper(Child(1))\n\n\n"
+                 "def run():\n    return Reader().read()\n", id="self-shadowed-by-a-nested-function"),
     pytest.param(READER_CLASS + "def run():\n    return Reader.read(Child(1))\n", id="a-method-called-unbound", marks=_UNBOUND),
     pytest.param(READER_CLASS + "class Borrow:\n    grab = Reader.read\n\n\ndef run():\n    return Borrow.grab(Child(1))\n",
                  id="a-method-taken-unbound", marks=_UNBOUND),
