@@ -63,6 +63,13 @@ class Attributes:
                 return attr
         return None
 
+    def never_has(self, attr: str, have: set[str]) -> bool:
+        """Whether no instance of the classes whose attributes are ``have`` (``attribute_names``)
+        has ``attr``: none of them defines it, and no code stores it on other objects
+        (``_stored_from_outside``; a name in more than ``_MENTIONS_READ`` files is taken to be
+        stored somewhere)."""
+        return attr not in have and self.index.tree.count_files_with(attr) <= _MENTIONS_READ and not self._stored_from_outside(attr)
+
     def bound_more_than_once(self, scope: ast.AST, name: str) -> bool:
         key = (id(scope), name)
         if key not in self._bound:

@@ -11,7 +11,9 @@ the first ``m`` along the ancestors of each class ``owner`` may be, and every ov
 their subclasses (only the first for a class called by name: ``Cls.m(...)``), unless a store
 can put something else in ``.m`` on such an instance (``self.m = ...``, ``Cls.m = ...``, a
 store elsewhere: ``type_attrs``), which makes it unknown; for ``cls(...)``
-in a classmethod and ``type(x)(...)``, the class itself. What it returns is its return
+in a classmethod (``cls`` bound nowhere else, and no class it may be defining ``__new__``) and
+``type(x)(...)``, the class itself; for ``X.__new__(Y)``, a ``Y`` when the ``__new__`` that runs
+is ``object``'s. What it returns is its return
 annotation when that decides, else the union of its return statements. A decorator that may
 change the result (any not in ``_SAME_RETURN``) leaves only the annotation. A generator or a
 coroutine is never an instance of the class.
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import ast
 
-from .ast_util import binding_count, decorator_name, dotted_name, first_param
+from .ast_util import binding_count, decorator_name, dotted_name, first_param, is_static
 from .index import ClassInfo, ModuleInfo, enclosing_def, scope_of
 from .model import Receiver
 from .type_annotations import EXACT, PROPERTIES, annotation_types, shown_code
@@ -65,17 +67,16 @@ class Calls:
         call makes an instance (``cls(...)``, ``type(x)(...)``); None when that is not clear."""
         func = call.func
         fn, cls = enclosing_def(mod, call)
-        if isinstance(func, ast.Name) and cls is not None and fn is not None and func.id == first_param(fn):
-            return [cls.qualname] if _is_classmethod(fn) else None  # cls(...): the class or a subclass
+        own = self.own_first_param(mod, call, func.id) if isinstance(func, ast.Name) else None
+        if own is not None:  # cls(...): the class or a subclass; self(...) runs __call__
+            if not _is_classmethod(own[0]) or not self._plain_new(own[1], subclasses=True):
+                return None
+            return self._self_types(*own)
         if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "type" and len(func.args) == 1:
             t = self.expr_types(mod, func.args[0], call)
             return None if t is None else [q.lstrip(EXACT) for q in t]
         if isinstance(func, ast.Attribute) and func.attr == "__new__" and call.args:
-            made = call.args[0]  # X.__new__(Y): a Y, whose __init__ has not run
-            if isinstance(made, ast.Name) and cls is not None and fn is not None and made.id == first_param(fn):
-                return [cls.qualname]
-            k = self.index.resolve_class(mod.qualify(made)) if dotted_name(made) else None
-            return [EXACT + k.qualname] if k is not None else None
+            return self._newly_made(mod, call, func.value, call.args[0])
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) and dotted_name(func.value.func) == "super":
             return self._super_methods(cls, func.attr) if cls is not None else None
         if isinstance(func, ast.Attribute) and mod.qualify(func) not in _COPIES:
@@ -123,12 +124,61 @@ class Calls:
             return None
         return out
 
+    def own_first_param(self, mod: ModuleInfo, at: ast.AST, name: str) -> tuple[ast.FunctionDef, ClassInfo] | None:
+        """(method, class) when the name ``name`` at ``at`` is the first parameter of the method
+        around it, its ``self`` or ``cls``: not a static method's, nor bound by a function
+        nested in the method (``def helper(self)``: there it is that function's own). Whether
+        the method binds it again is for ``_self_types`` to say."""
+        fn, cls = enclosing_def(mod, at)
+        if fn is None or cls is None or is_static(fn) or name != first_param(fn):
+            return None
+        scope = scope_of(mod, at)
+        while scope is not fn and not isinstance(scope, ast.Module):
+            if binding_count(scope, name) > 0:
+                return None
+            scope = scope_of(mod, scope)
+        return fn, cls
+
+    def _newly_made(self, mod: ModuleInfo, call: ast.Call, owner: ast.AST, made: ast.AST) -> list[str] | None:
+        """What ``owner.__new__(made)`` makes: a ``made`` whose ``__init__`` has not run, when the
+        ``__new__`` that runs is ``object``'s (``owner`` is ``object``, ``super()`` or a class
+        whose ancestors in the tree define none); else None, since one of the tree's may
+        return anything."""
+        fn, cls = enclosing_def(mod, call)
+        if isinstance(owner, ast.Call) and dotted_name(owner.func) == "super":
+            plain = cls is not None and self._plain_new(cls, subclasses=True, itself=False)
+        elif isinstance(owner, ast.Name) and (own := self.own_first_param(mod, call, owner.id)) is not None:
+            plain = self._plain_new(own[1], subclasses=True)
+        elif dotted_name(owner) is None or self._shadowed(mod, owner, call):
+            plain = False
+        elif mod.qualify(owner) in ("object", "builtins.object"):
+            plain = True
+        else:
+            k = self.index.resolve_class(mod.qualify(owner))
+            plain = k is not None and self._plain_new(k)
+        if not plain:
+            self.unknown(f"what {shown_code(call)} makes is not known (line {call.lineno} of {mod.rel})")
+            return None
+        if isinstance(made, ast.Name) and (own := self.own_first_param(mod, call, made.id)) is not None:
+            return self._self_types(*own)
+        if dotted_name(made) is None or self._shadowed(mod, made, call):
+            return None
+        k = self.index.resolve_class(mod.qualify(made))
+        return [EXACT + k.qualname] if k is not None else None
+
+    def _plain_new(self, cls: ClassInfo, subclasses: bool = False, itself: bool = True) -> bool:
+        """Whether no class of the tree that an instance's ``__new__`` may come from defines one:
+        ``cls`` (unless not ``itself``), its ancestors, and with ``subclasses`` its subclasses."""
+        family = ([cls] if itself else []) + self.ancestor_classes(cls) + (self._subs(cls) if subclasses else [])
+        return not any(c is not None and "__new__" in c.methods for c in family)
+
     def _self_types(self, fn: ast.FunctionDef, cls: ClassInfo) -> list[str] | None:
         """What ``self`` of method ``fn`` of ``cls`` may be: an instance of ``cls`` or a
-        subclass; unknown where ``self`` is bound again in the method. A method called unbound
-        on another object (``K.m(obj)``) is not seen: the module docstring says why."""
+        subclass (for ``cls`` of a classmethod, the class or a subclass); unknown where the
+        method binds the name again. A method called unbound on another object (``K.m(obj)``)
+        is not seen: the module docstring says why."""
         name = first_param(fn)
-        if not _is_classmethod(fn) and self.bound_more_than_once(fn, name):
+        if self.bound_more_than_once(fn, name):
             self.unknown(f"{name} is bound again in {cls.name}.{fn.name} ({cls.file}:{fn.lineno})")
             return None
         return [cls.qualname]

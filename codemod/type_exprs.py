@@ -44,8 +44,8 @@ from __future__ import annotations
 
 import ast
 
-from .ast_util import binding_count, dotted_name, first_param, is_static
-from .index import ClassInfo, Index, ModuleInfo, OverBudget, enclosing_def, scope_of
+from .ast_util import dotted_name
+from .index import ClassInfo, Index, ModuleInfo, OverBudget, scope_of
 from .type_annotations import EXACT, NAMELESS_BASES, PLAIN_BASES, UNREACHED, annotation_types, shown_code
 from .type_attrs import Attributes
 from .type_calls import Calls
@@ -250,12 +250,11 @@ class Types(Calls, Attributes, Elements, Stores, Names):
     # ---- receivers ------------------------------------------------------------
     def expr_types(self, mod: ModuleInfo, expr: ast.AST, at: ast.AST) -> list[str] | None:
         """The classes an expression may evaluate to, or None when that is not clear."""
-        fn, cls = enclosing_def(mod, at)
         if isinstance(expr, ast.Name):
-            scope = scope_of(mod, at)
-            if fn is not None and cls is not None and not is_static(fn) and expr.id == first_param(fn) and not _rebinds(mod, scope, fn, expr.id):
-                return self._self_types(fn, cls)
-            return self._name_types(mod, expr.id, scope)
+            own = self.own_first_param(mod, at, expr.id)
+            if own is not None:
+                return self._self_types(*own)
+            return self._name_types(mod, expr.id, scope_of(mod, at))
         if isinstance(expr, ast.Call):
             return self.value_types(mod, expr)
         base, element = expr, False
@@ -294,7 +293,8 @@ class Types(Calls, Attributes, Elements, Stores, Names):
     def attribute_names(self, classes) -> set[str] | None:
         """Every attribute an instance of these classes (and so of their ancestors) may carry,
         by the definitions in the tree; None when an ancestor outside the tree may add others
-        (only ``NAMELESS_BASES`` add none)."""
+        (only ``NAMELESS_BASES`` add none), or when one of them answers any name itself
+        (``__getattr__``), so that a read of a name none defines need not raise."""
         names: set[str] = set()
         for c in classes:
             ancestors = self.ancestor_classes(c, NAMELESS_BASES)
@@ -302,7 +302,7 @@ class Types(Calls, Attributes, Elements, Stores, Names):
                 return None
             for anc in [c, *ancestors]:
                 names |= set(anc.members) | set(anc.declared_only)
-        return names
+        return None if names & _ANSWER_ANY else names
 
     def _subs(self, cls: ClassInfo) -> list[ClassInfo]:
         if cls.qualname not in self._family:
@@ -325,14 +325,7 @@ class Types(Calls, Attributes, Elements, Stores, Names):
         return self.value_types(mod, value, element)
 
 
-def _rebinds(mod: ModuleInfo, scope: ast.AST, fn: ast.AST, name: str) -> bool:
-    """Whether a function nested in method ``fn``, from ``scope`` outwards, binds ``name`` itself
-    (``def helper(self)``): there the name is not the method's ``self``."""
-    while scope is not fn and not isinstance(scope, ast.Module):
-        if binding_count(scope, name) > 0:
-            return True
-        scope = scope_of(mod, scope)
-    return False
+_ANSWER_ANY = frozenset({"__getattr__", "__getattribute__"})
 
 
 def _same(a: list[str] | None, b: list[str] | None) -> bool:

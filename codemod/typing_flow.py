@@ -15,6 +15,7 @@ import ast
 from dataclasses import dataclass
 
 from .ast_util import dotted_name
+from .hasattr_tests import lacking_partner
 from .index import ClassInfo, Index, ModuleInfo, enclosing, enclosing_def, scope_of
 from .model import Receiver
 from .type_exprs import EXACT, UNREACHED, Types, annotation_types
@@ -165,6 +166,14 @@ class Flow:
         """
         have = self.may_have
         return None if have is None else self.types.read_lacking(mod, recv, at, have)
+
+    def hasattr_decided(self, mod: ModuleInfo, call: ast.Call) -> str | None:
+        """The name of another ``hasattr`` test in the same ``and`` as ``call`` that no instance
+        of the target passes, so that ``call``'s answer cannot matter on one (``hasattr_tests``)."""
+        have = self.may_have
+        if have is None:
+            return None
+        return lacking_partner(mod, call, lambda name: self.types.never_has(name, have))
 
     def _rebound(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> bool:
         """Whether the name ``recv`` starts with is bound more than once in its scope (a guard on

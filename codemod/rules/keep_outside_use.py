@@ -30,7 +30,11 @@ classes' own stores and stores on what may be one of them: ``codemod/type_attrs.
 (``codemod/type_elements.py``). Another attribute read on the same object that the class
 lacks also rules it out, if that read runs first on every path or always follows in plain
 statements (``codemod/dominance.py``), no base outside the tree may give the class that
-attribute, and no code stores that attribute on another object. A store through a computed
+attribute, none of the class's hierarchy answers any name (``__getattr__``), and no code
+stores that attribute on another object. For the same reason a ``hasattr`` test of the member
+is not a use where it sits in an ``and`` beside a ``hasattr`` test of such a name on the same
+object, before it or right after it (``codemod/hasattr_tests.py``): no instance passes that
+``and``, with the member or without it. A store through a computed
 name (``setattr(x, name, v)``) outside the holder's own classes is not seen, and neither is a
 read by computed name on a C elsewhere (``getattr(x, name)``, ``vars(x)``, ``x.__dict__``,
 ``dir(x)``): on SGLang such calls sit in some 1,400 of 4,700 files, too many to parse on every
@@ -121,6 +125,8 @@ def run(st, out: Scanned) -> bool:
                 continue
             if rel in chain_files and inside_any(mod, node, chain_nodes):
                 continue
+            if how == "hasattr()" and a.members[name][0].kind != "property" and flow.hasattr_decided(mod, node):
+                continue  # an `and` of duck-typing tests that no instance passes anyway
             if recv is node:  # read on an object the code does not write out
                 verdict, note, strength = _unseen_receiver(flow, mod, node)
             else:

@@ -120,6 +120,8 @@ STORES = [
                  "def run():\n    c = Child(1)\n    tag(c)\n    return read(c)\n", id="an-attribute-stored-on-the-instance-elsewhere"),
     pytest.param("class Make:\n    def __get__(self, obj, owner=None):\n        return Child(1)\n\n\nclass Holder:\n    item = Make()\n\n\n"
                  "def run():\n    return Holder().item.cache\n", id="a-descriptor-in-the-class-body"),
+    pytest.param("class Lazy(Child):\n    def __getattr__(self, name):\n        return name\n\n\ndef read(x):\n    return x.label, x.cache\n\n\n"
+                 "def run():\n    return read(Lazy(1))\n", id="a-subclass-that-answers-any-attribute"),
 ]
 
 
@@ -140,6 +142,20 @@ SELVES = [
                  id="a-method-bound-to-another-object", marks=_UNBOUND),
     pytest.param("class Reader:\n    def read(self):\n        return self.cache\n\n    @classmethod\n    def on(cls, x):\n        return cls.read(x)\n\n\n"
                  "def run():\n    return Reader.on(Child(1))\n", id="cls-dot-method-in-a-classmethod", marks=_UNBOUND),
+    pytest.param("class Maker:\n    @classmethod\n    def make(cls):\n        cls = Child\n        return cls(1)\n\n\n"
+                 "def run():\n    return Maker.make().cache\n", id="cls-bound-again-then-called"),
+    pytest.param("class Maker:\n    @classmethod\n    def make(cls):\n        def build(cls):\n            return cls(1)\n\n        return build(Child)\n\n\n"
+                 "def run():\n    return Maker.make().cache\n", id="cls-shadowed-by-a-nested-function"),
+    pytest.param("class Maker:\n    @classmethod\n    def make(cls):\n        cls = Child\n        obj = object.__new__(cls)\n        obj.__init__(1)\n        return obj\n\n\n"
+                 "def run():\n    return Maker.make().cache\n", id="new-of-cls-bound-again"),
+    pytest.param("class Maker:\n    def make(self):\n        def build(self):\n            return object.__new__(self)\n\n        return build(Child)\n\n\n"
+                 "def run():\n    made = Maker().make()\n    made.__init__(1)\n    return made.cache\n", id="new-of-a-nested-functions-parameter"),
+    pytest.param("class Maker:\n    @classmethod\n    def make(cls):\n        return cls()\n\n\nclass Sub(Maker):\n    def __new__(cls):\n        return Child(1)\n\n\n"
+                 "def run():\n    return Sub.make().cache\n", id="cls-called-where-a-subclass-has-new"),
+    pytest.param("class Pool:\n    def __new__(cls, *args):\n        return Child(1)\n\n\n"
+                 "def run():\n    return Pool.__new__(Pool).cache\n", id="a-new-that-makes-something-else"),
+    pytest.param("def run():\n    Other = Child\n    made = object.__new__(Other)\n    made.__init__(1)\n    return made.cache\n",
+                 id="new-of-a-local-bound-to-the-class"),
 ]
 
 
@@ -152,6 +168,24 @@ LITERAL_NAMES = [
     pytest.param("import string\n\n\ndef run():\n    return string.Formatter().format('{0.cache}', Child(1))\n", id="a-formatter"),
     pytest.param("import operator\n\n\ndef run():\n    return operator.attrgetter('cache')(Child(1))\n", id="attrgetter"),
     pytest.param("from operator import attrgetter\n\n\ndef run():\n    return attrgetter('cache.keys')(Child(1))()\n", id="a-dotted-attrgetter"),
+]
+
+
+# Duck-typing tests of several names (codemod/hasattr_tests.py). ``probe`` is handed to ``map``,
+# so what it tests is unknown; the member goes only where no instance can pass the ``and``.
+PROBE = "def probe(x):\n    return {}\n\n\ndef run():\n    return list(map(probe, [Child(1), Other()]))\n"
+DUCK_TESTS = [
+    pytest.param(PROBE.format("hasattr(x, 'cache') and hasattr(x, 'pool')"), id="both-names-on-the-instance"),
+    pytest.param(PROBE.format("hasattr(x, 'cache') and print('probed') is None and hasattr(x, 'select_mode')"),
+                 id="code-between-the-tests"),
+    pytest.param("def tag(o):\n    o.select_mode = 1\n\n\n" + PROBE.format("tag(x) or hasattr(x, 'cache') and hasattr(x, 'select_mode')"),
+                 id="the-other-name-stored-elsewhere"),
+    pytest.param("class Picky(Child):\n    select_mode = 1\n\n\ndef probe(x):\n    return hasattr(x, 'cache') and hasattr(x, 'select_mode')\n\n\n"
+                 "def run():\n    return list(map(probe, [Picky(1)]))\n", id="a-subclass-has-the-other-name"),
+    pytest.param("import builtins\n\n\ndef hasattr(o, n):\n    return n == 'select_mode' or builtins.hasattr(o, n)\n\n\n"
+                 + PROBE.format("hasattr(x, 'cache') and hasattr(x, 'select_mode')"), id="hasattr-defined-in-the-module"),
+    pytest.param(PROBE.format("hasattr(x, 'cache') and hasattr(x, 'select_mode')"), id="decided-by-a-name-no-instance-has"),
+    pytest.param(PROBE.format("hasattr(x, 'select_mode') and hasattr(x, 'cache')"), id="decided-before-the-test"),
 ]
 
 
@@ -184,12 +218,14 @@ NEAR_MISSES = [
     pytest.param("def run(*c, **d):\n    return c.cache, d.cache\n", id="star-parameters"),
     pytest.param("def run(v=Other()):\n    match v:\n        case Other(cache=x):\n            return x\n", id="a-class-pattern-of-another-class"),
     pytest.param("def run():\n    return '{0} {0.label} {0.cached}'.format(Child(1))\n", id="a-format-string-reading-other-fields"),
+    pytest.param(PROBE.format("hasattr(x, 'cache') and hasattr(x, 'select_mode')"), id="a-duck-test-no-instance-passes"),
+    pytest.param(PROBE.format("hasattr(x, 'select_mode') and hasattr(x, 'cache')"), id="a-duck-test-decided-before"),
     pytest.param(BOX + "def run():\n    b = Box()\n    b.things.append(Other())\n    b.things[0] = Other()\n"
                  "    return len(b.things), [t for t in b.things], b.things.index(b.things[0])\n", id="additions-and-reads-that-are-followed"),
 ]
 
 
-@pytest.mark.parametrize("route", CONSTRUCTIONS + ARGUMENTS + BINDINGS + CONTAINERS + STORES + SELVES + LITERAL_NAMES + REFLECTION)
+@pytest.mark.parametrize("route", CONSTRUCTIONS + ARGUMENTS + BINDINGS + CONTAINERS + STORES + SELVES + LITERAL_NAMES + DUCK_TESTS + REFLECTION)
 def test_the_patched_package_behaves_the_same(tmp_path, route):
     before, after, patched = run_both(tmp_path, {**FILES, "user.py": HEAD + route}, "from pkg.user import run\nprint(run())")
     assert patched is not None and "raised" not in before, before
