@@ -49,6 +49,9 @@ CARRIERS = {
                "\n\nclass Heir(Keeper):\n    pass\n\n\nKEPT = Keeper(Other()).read()\n",
     "unpack": "\n\ndef pair(c):\n    return c, 0\n\n\ndef wire_unpack(c):\n    x = Other()\n    x, _ = pair(c)\n    return x.ATTR\n",
     "callback": "\n\ndef read_it(x):\n    return x.ATTR\n\n\ndef apply(fn, c):\n    return fn(c)\n\n\nKEPT = read_it(Other())\n",
+    "rebound": "\n\nclass Maker:\n    @classmethod\n    def pick(cls, c):\n        cls = c\n        return cls\n\n\ndef wire_rebound(c):\n    return Maker.pick(c).ATTR\n",
+    "duck": "\n\ndef duck(x):\n    return hasattr(x, 'ATTR') and hasattr(x, 'nowhere_else')\n",
+    "duck-kept": "\n\ndef duck(x):\n    return hasattr(x, 'label') and hasattr(x, 'ATTR')\n",
 }
 
 
@@ -75,8 +78,10 @@ def pieces(draw):
     # An outside holder whose own store is of another class, read on an instance of it that got
     # the child another way: a subclass's store, a store by code elsewhere, ``c or None``.
     # Or through a route the typing must see: an element stored by index, an inherited __init__,
-    # unpacking what a call returns, a function passed as a value.
-    p["carrier"] = draw(st.sampled_from(["none", "subclass", "wire", "or", "index", "inherit", "unpack", "callback"]))
+    # unpacking what a call returns, a function passed as a value, a classmethod's cls bound
+    # again; or duck-typing tests, one that no instance passes and one it may.
+    p["carrier"] = draw(st.sampled_from(["none", "subclass", "wire", "or", "index", "inherit", "unpack", "callback", "rebound", "duck",
+                                            "duck-kept"]))
     p["carrier_reads"] = draw(st.sampled_from(ATTRS))
     return p
 
@@ -174,7 +179,8 @@ def render(p) -> tuple[dict[str, str], str]:
     seen = [f"c.{o}" for o in p["outside"]] + (["c.on_event(1)"] if p["stores_handler"] else [])
     seen += {"none": [], "subclass": ["Sub(c).read()"], "wire": ["wire(Holder(), c)"], "or": ["wire_or(Holder(), c)"],
              "index": ["wire_index(c)"], "inherit": ["Heir(c).read()"], "unpack": ["wire_unpack(c)"],
-             "callback": ["apply(read_it, c)"]}[p["carrier"]]
+             "callback": ["apply(read_it, c)"], "rebound": ["wire_rebound(c)"], "duck": ["duck(c)"],
+             "duck-kept": ["duck(c)"]}[p["carrier"]]
     outside = ", ".join(seen) or "None"
     names = sorted(set(re.findall(r"^(?:class|def) (\w+)", CARRIERS[p["carrier"]], re.M)) | {"Other"})
     user = f"from .carrier import {', '.join(names)}\n\n\ndef peek(c):\n    return [{outside}]\n"
