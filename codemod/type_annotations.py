@@ -26,6 +26,8 @@ PLAIN_BASES = {"builtins.object", "object", "abc.ABC", "ABC", "typing.Generic", 
                 "Protocol", "typing_extensions.Protocol", "enum.Enum", "enum.IntEnum", "enum.Flag",
                 "builtins.Exception", "Exception", "builtins.BaseException", "BaseException",
                 "builtins.ValueError", "ValueError", "RuntimeError", "builtins.RuntimeError"}
+# Metaclasses whose __call__ is type's: calling the class makes an instance of it.
+PLAIN_METACLASSES = {"abc.ABCMeta", "ABCMeta", "builtins.type", "type"}
 
 
 def annotation_types(mod: ModuleInfo, ann: ast.AST | None, element: bool = False) -> list[str] | None:

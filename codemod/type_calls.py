@@ -26,7 +26,7 @@ import ast
 from .ast_util import binding_count, decorator_name, dotted_name, first_param, is_static
 from .index import ClassInfo, ModuleInfo, enclosing_def, scope_of
 from .model import Receiver
-from .type_annotations import EXACT, PROPERTIES, annotation_types, shown_code
+from .type_annotations import EXACT, PLAIN_METACLASSES, PROPERTIES, annotation_types, shown_code
 
 # Decorators that leave what the function returns as it is.
 _SAME_RETURN = {"staticmethod", "classmethod", "abstractmethod", "abc.abstractmethod", "override",
@@ -144,7 +144,7 @@ class Calls:
         ``__new__`` that runs is ``object``'s (``owner`` is ``object``, ``super()`` or a class
         whose ancestors in the tree define none); else None, since one of the tree's may
         return anything."""
-        fn, cls = enclosing_def(mod, call)
+        _, cls = enclosing_def(mod, call)
         if isinstance(owner, ast.Call) and dotted_name(owner.func) == "super":
             plain = cls is not None and self._plain_new(cls, subclasses=True, itself=False)
         elif isinstance(owner, ast.Name) and (own := self.own_first_param(mod, call, owner.id)) is not None:
@@ -167,10 +167,17 @@ class Calls:
         return [EXACT + k.qualname] if k is not None else None
 
     def _plain_new(self, cls: ClassInfo, subclasses: bool = False, itself: bool = True) -> bool:
-        """Whether no class of the tree that an instance's ``__new__`` may come from defines one:
-        ``cls`` (unless not ``itself``), its ancestors, and with ``subclasses`` its subclasses."""
+        """Whether no class of the tree that making an instance may go through defines
+        ``__new__`` or names a metaclass that may answer the call: ``cls`` (unless not
+        ``itself``), its ancestors, and with ``subclasses`` its subclasses."""
         family = ([cls] if itself else []) + self.ancestor_classes(cls) + (self._subs(cls) if subclasses else [])
-        return not any(c is not None and "__new__" in c.methods for c in family)
+        for c in family:
+            if c is None:
+                continue
+            meta = next((kw.value for kw in c.node.keywords if kw.arg == "metaclass"), None)
+            if "__new__" in c.methods or (meta is not None and c.module.qualify(meta) not in PLAIN_METACLASSES):
+                return False
+        return True
 
     def _self_types(self, fn: ast.FunctionDef, cls: ClassInfo) -> list[str] | None:
         """What ``self`` of method ``fn`` of ``cls`` may be: an instance of ``cls`` or a

@@ -46,7 +46,7 @@ import ast
 
 from .ast_util import dotted_name
 from .index import ClassInfo, Index, ModuleInfo, OverBudget, scope_of
-from .type_annotations import EXACT, NAMELESS_BASES, PLAIN_BASES, UNREACHED, annotation_types, shown_code
+from .type_annotations import EXACT, NAMELESS_BASES, PLAIN_BASES, PLAIN_METACLASSES, UNREACHED, annotation_types, shown_code
 from .type_attrs import Attributes
 from .type_calls import Calls
 from .type_elements import Elements
@@ -59,7 +59,6 @@ BUDGET = 400  # typing steps per receiver: one over it is unknown, and only that
 PARSES = 8  # modules one receiver's typing may look at beyond those of the class's earlier receivers
 _NESTING = 60  # deeper chains than this are unknown (Python's stack is the limit)
 _ROUNDS = 8  # a cycle that has not settled after this many rounds is unknown
-_PLAIN_METACLASSES = {"abc.ABCMeta", "ABCMeta", "builtins.type", "type"}
 _OVER = ("over budget",)  # the mark of an answer cut short, which is never memoised
 
 
@@ -242,7 +241,7 @@ class Types(Calls, Attributes, Elements, Stores, Names):
                 self.unknown(f"{c.name} defines __new__, which may make something else ({c.file}:{c.line})")
                 return True, None
             meta = next((kw.value for kw in c.node.keywords if kw.arg == "metaclass"), None)
-            if meta is not None and c.module.qualify(meta) not in _PLAIN_METACLASSES:
+            if meta is not None and c.module.qualify(meta) not in PLAIN_METACLASSES:
                 self.unknown(f"{c.name}'s metaclass may answer the call ({c.file}:{c.line})")
                 return True, None
         return True, [EXACT + k.qualname]

@@ -152,6 +152,8 @@ SELVES = [
                  "def run():\n    made = Maker().make()\n    made.__init__(1)\n    return made.cache\n", id="new-of-a-nested-functions-parameter"),
     pytest.param("class Maker:\n    @classmethod\n    def make(cls):\n        return cls()\n\n\nclass Sub(Maker):\n    def __new__(cls):\n        return Child(1)\n\n\n"
                  "def run():\n    return Sub.make().cache\n", id="cls-called-where-a-subclass-has-new"),
+    pytest.param("class Meta(type):\n    def __call__(cls, *args):\n        return Child(1)\n\n\nclass Maker:\n    @classmethod\n    def make(cls):\n        return cls()\n\n\n"
+                 "class Sub(Maker, metaclass=Meta):\n    pass\n\n\ndef run():\n    return Sub.make().cache\n", id="cls-called-where-a-subclass-has-a-metaclass"),
     pytest.param("class Pool:\n    def __new__(cls, *args):\n        return Child(1)\n\n\n"
                  "def run():\n    return Pool.__new__(Pool).cache\n", id="a-new-that-makes-something-else"),
     pytest.param("def run():\n    Other = Child\n    made = object.__new__(Other)\n    made.__init__(1)\n    return made.cache\n",
