@@ -11,8 +11,8 @@ the first ``m`` along the ancestors of each class ``owner`` may be, and every ov
 their subclasses (only the first for a class called by name: ``Cls.m(...)``), unless a store
 can put something else in ``.m`` on such an instance (``self.m = ...``, ``Cls.m = ...``, a
 store elsewhere: ``type_attrs``), which makes it unknown; for ``cls(...)``
-in a classmethod (``cls`` bound nowhere else, and no class it may be defining ``__new__``) and
-``type(x)(...)``, the class itself; for ``X.__new__(Y)``, a ``Y`` when the ``__new__`` that runs
+in a classmethod (``cls`` bound nowhere else) and ``type(x)(...)``, the class itself or a
+subclass, where none of them defines ``__new__`` or names a metaclass that answers the call; for ``X.__new__(Y)``, a ``Y`` when the ``__new__`` that runs
 is ``object``'s. What it returns is its return
 annotation when that decides, else the union of its return statements. A decorator that may
 change the result (any not in ``_SAME_RETURN``) leaves only the annotation. A generator or a
@@ -74,7 +74,15 @@ class Calls:
             return self._self_types(*own)
         if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "type" and len(func.args) == 1:
             t = self.expr_types(mod, func.args[0], call)
-            return None if t is None else [q.lstrip(EXACT) for q in t]
+            if t is None:
+                return None
+            made = [q.lstrip(EXACT) for q in t]  # type(x)(...): the class of x, or a subclass
+            for q in made:
+                k = self.index.resolve_class(q)
+                if k is not None and not self._plain_new(k, subclasses=True):
+                    self.unknown(f"{k.name} or a subclass may make something else ({k.file}:{k.line})")
+                    return None
+            return made
         if isinstance(func, ast.Attribute) and func.attr == "__new__" and call.args:
             return self._newly_made(mod, call, func.value, call.args[0])
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) and dotted_name(func.value.func) == "super":

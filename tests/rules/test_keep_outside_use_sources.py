@@ -154,6 +154,8 @@ SELVES = [
                  "def run():\n    return Sub.make().cache\n", id="cls-called-where-a-subclass-has-new"),
     pytest.param("class Meta(type):\n    def __call__(cls, *args):\n        return Child(1)\n\n\nclass Maker:\n    @classmethod\n    def make(cls):\n        return cls()\n\n\n"
                  "class Sub(Maker, metaclass=Meta):\n    pass\n\n\ndef run():\n    return Sub.make().cache\n", id="cls-called-where-a-subclass-has-a-metaclass"),
+    pytest.param("class Odd:\n    def __new__(cls, *args):\n        return Child(1)\n\n\n"
+                 "def run():\n    odd = object.__new__(Odd)\n    return type(odd)().cache\n", id="type-of-x-called-where-its-class-has-new"),
     pytest.param("class Pool:\n    def __new__(cls, *args):\n        return Child(1)\n\n\n"
                  "def run():\n    return Pool.__new__(Pool).cache\n", id="a-new-that-makes-something-else"),
     pytest.param("def run():\n    Other = Child\n    made = object.__new__(Other)\n    made.__init__(1)\n    return made.cache\n",
