@@ -293,7 +293,9 @@ class Types(Calls, Attributes, Elements, Stores, Names):
         """Every attribute an instance of these classes (and so of their ancestors) may carry,
         by the definitions in the tree; None when an ancestor outside the tree may add others
         (only ``NAMELESS_BASES`` add none), or when one of them answers any name itself
-        (``__getattr__``), so that a read of a name none defines need not raise."""
+        (``__getattr__``) or stores into attributes of ``self`` by computed name (``setattr(self,
+        name, v)``, ``self.__dict__``, ``vars(self)``), so that a read of a name none defines
+        need not raise."""
         names: set[str] = set()
         for c in classes:
             ancestors = self.ancestor_classes(c, NAMELESS_BASES)
@@ -301,6 +303,8 @@ class Types(Calls, Attributes, Elements, Stores, Names):
                 return None
             for anc in [c, *ancestors]:
                 names |= set(anc.members) | set(anc.declared_only)
+                if any(self._method_stores(anc.module, fn)[1] for fn in anc.methods.values()):
+                    return None
         return None if names & _ANSWER_ANY else names
 
     def _subs(self, cls: ClassInfo) -> list[ClassInfo]:

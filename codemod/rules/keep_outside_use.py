@@ -30,7 +30,8 @@ classes' own stores and stores on what may be one of them: ``codemod/type_attrs.
 (``codemod/type_elements.py``). Another attribute read on the same object that the class
 lacks also rules it out, if that read runs first on every path or always follows in plain
 statements (``codemod/dominance.py``), no base outside the tree may give the class that
-attribute, none of the class's hierarchy answers any name (``__getattr__``), and no code
+attribute, none of the class's hierarchy answers any name (``__getattr__``) or stores on
+``self`` by computed name, and no code
 stores that attribute on another object. For the same reason a ``hasattr`` test of the member
 is not a use where it sits in an ``and`` beside a ``hasattr`` test of such a name on the same
 object, before it or right after it (``codemod/hasattr_tests.py``): no instance passes that

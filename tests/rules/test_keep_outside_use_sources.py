@@ -122,6 +122,10 @@ STORES = [
                  "def run():\n    return Holder().item.cache\n", id="a-descriptor-in-the-class-body"),
     pytest.param("class Lazy(Child):\n    def __getattr__(self, name):\n        return name\n\n\ndef read(x):\n    return x.label, x.cache\n\n\n"
                  "def run():\n    return read(Lazy(1))\n", id="a-subclass-that-answers-any-attribute"),
+    pytest.param("class Tagged(Child):\n    def __init__(self, n, **tags):\n        super().__init__(n)\n        for k, v in tags.items():\n            setattr(self, k, v)\n\n\n"
+                 "def read(x):\n    return x.label, x.cache\n\n\ndef run():\n    return read(Tagged(1, label='a'))\n", id="a-subclass-that-sets-computed-names"),
+    pytest.param("class Tagged(Child):\n    def tag(self, **tags):\n        self.__dict__.update(tags)\n        return self\n\n\n"
+                 "def read(x):\n    return x.label, x.cache\n\n\ndef run():\n    return read(Tagged(1).tag(label='a'))\n", id="a-subclass-that-updates-its-dict"),
 ]
 
 
