@@ -137,9 +137,10 @@ def _risk(c: dict) -> list[str]:
         out.append(f"- {len(c['comments_to_review'])} comment{'s' if len(c['comments_to_review']) > 1 else ''} to review "
                    "(listed under Evidence).")
     out.append("- Not checked: code that reaches attributes by a computed name (`getattr(x, name)`, `vars(x)`, "
-               "`x.__dict__`, `dir(x)`) outside the class's own code, or that calls another class's method unbound "
-               "on an instance (`Other.method(obj)`). A dropped member reached only that way would fail at run time "
-               "(DC108's known problems).")
+               "`x.__dict__`, `dir(x)`) outside the class's own code, that calls another class's method unbound "
+               "on an instance (`Other.method(obj)`), or that makes a subclass at run time from computed bases "
+               "(`type(name, bases, ns)`) or assigns an object's `__class__`. A dropped member reached only that way "
+               "would fail at run time (DC108's known problems).")
     out.append("")
     return out
 

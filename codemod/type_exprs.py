@@ -45,6 +45,7 @@ from __future__ import annotations
 import ast
 
 from .ast_util import dotted_name
+from .hidden_classes import HiddenClasses
 from .index import ClassInfo, Index, ModuleInfo, OverBudget, scope_of
 from .type_annotations import EXACT, NAMELESS_BASES, PLAIN_BASES, PLAIN_METACLASSES, UNREACHED, annotation_types, shown_code
 from .type_attrs import Attributes
@@ -81,6 +82,7 @@ class Types(Calls, Attributes, Elements, Stores, Names):
         self._modules_seen: set[str] = set()
         self._modules_left = PARSES
         self._family: dict[str, list[ClassInfo]] = {}
+        self.hidden = HiddenClasses(index)
         self._scope_reads: dict[int, tuple[dict, set[str]]] = {}
         self._bound: dict[tuple[int, str], bool] = {}
 
@@ -294,12 +296,12 @@ class Types(Calls, Attributes, Elements, Stores, Names):
         by the definitions in the tree; None when an ancestor outside the tree may add others
         (only ``NAMELESS_BASES`` add none), or when one of them answers any name itself
         (``__getattr__``) or stores into attributes of ``self`` by computed name (``setattr(self,
-        name, v)``, ``self.__dict__``, ``vars(self)``), so that a read of a name none defines
-        need not raise."""
+        name, v)``, ``self.__dict__``, ``vars(self)``), or has a subclass the index does not model
+        (``hidden_classes``), so that a read of a name none defines need not raise."""
         names: set[str] = set()
         for c in classes:
             ancestors = self.ancestor_classes(c, NAMELESS_BASES)
-            if None in ancestors:
+            if None in ancestors or self.hidden.subclass_of(c) is not None:
                 return None
             for anc in [c, *ancestors]:
                 names |= set(anc.members) | set(anc.declared_only)

@@ -31,7 +31,8 @@ classes' own stores and stores on what may be one of them: ``codemod/type_attrs.
 lacks also rules it out, if that read runs first on every path or always follows in plain
 statements (``codemod/dominance.py``), no base outside the tree may give the class that
 attribute, none of the class's hierarchy answers any name (``__getattr__``) or stores on
-``self`` by computed name, and no code
+``self`` by computed name, no subclass escapes the index (``codemod/hidden_classes.py``: a
+``class`` statement in a function, ``type(name, (C,), ns)``), and no code
 stores that attribute on another object. For the same reason a ``hasattr`` test of the member
 is not a use where it sits in an ``and`` beside a ``hasattr`` test of such a name on the same
 object, before it or right after it (``codemod/hasattr_tests.py``): no instance passes that
@@ -40,7 +41,8 @@ name (``setattr(x, name, v)``) outside the holder's own classes is not seen, and
 read by computed name on a C elsewhere (``getattr(x, name)``, ``vars(x)``, ``x.__dict__``,
 ``dir(x)``): on SGLang such calls sit in some 1,400 of 4,700 files, too many to parse on every
 run. Nor is a method of another class called unbound on a C (``Other.method(c)``, where
-``self`` is then the C): finding those sites costs a search per method typed. ``report.md``'s
+``self`` is then the C): finding those sites costs a search per method typed. Nor is a subclass made
+at run time from computed bases (``type(name, bases, ns)``), or an assigned ``__class__``. ``report.md``'s
 Risks section says both for every class it decouples. Anything unclear
 counts as a use, and so
 does a receiver whose sources take more than a fixed budget of steps, so members may be kept

@@ -1,0 +1,99 @@
+"""Subclasses of a class that the index does not model.
+
+The index knows a module's classes by name, at module level (``Index.subclasses``). A subclass
+may also be a ``class`` statement inside a function or another class, a second module-level
+class of the same name (in an ``if``/``else``), or the result of ``type(name, bases, ns)``. Its
+instances are instances of the class too, and may carry attributes that none of the modelled
+classes defines; so the proof that an object is not an instance because it has an attribute no
+instance has (``Types.attribute_names``) holds only where there is none.
+
+## What it proves
+``HiddenClasses.subclass_of(cls)`` names one such subclass, ``(file, line)``, or None when there is
+none:
+
+- a ``class`` statement that the index does not model, whose bases name ``cls`` (directly or
+  through an import alias), in a file whose text names ``cls`` in a class statement's bases or
+  imports it under another name (``Index.subclasses`` reads the same files);
+- a call ``type(name, bases, ns)`` whose bases are a literal tuple or list in which a name, not
+  bound in the function around the call, names ``cls``.
+
+## Known limits
+Bases computed at run time are not followed: ``type(name, bases, ns)`` where ``bases`` is a
+variable, or holds one (``(extra, type(obj))``), is taken to make no subclass. Following them
+needs the typing of class objects, not only of instances (what ``type(obj)`` or a parameter
+``extra: type`` may be): on SGLang 0.5.23 one such call (``gemma_4_unified.py``) would otherwise
+void every proof of this kind. Nor is a subclass made by ``types.new_class`` or by a metaclass
+seen, or an instance whose ``__class__`` is assigned. ``report.md``'s Risks say so.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from .ast_util import binding_count, dotted_name
+from .index import ClassInfo, Index, scope_of
+
+_TYPE_CALL = re.compile(r"\btype\(\s*[^()\n]*?,")  # type(name, ...): the files worth parsing
+
+
+class HiddenClasses:
+    """The subclasses the index does not model, for one run (``Types`` owns one)."""
+
+    def __init__(self, index: Index):
+        self.index = index
+        self._found: dict[str, tuple[str, int] | None] = {}
+        self._type_calls: list[tuple[object, ast.Call]] | None = None
+
+    def subclass_of(self, cls: ClassInfo) -> tuple[str, int] | None:
+        """A subclass of ``cls`` that the index does not model, as ``(file, line)``; see the
+        module docstring."""
+        if cls.qualname not in self._found:
+            self._found[cls.qualname] = self._statement(cls) or self._made_by_type(cls)
+        return self._found[cls.qualname]
+
+    def _statement(self, cls: ClassInfo) -> tuple[str, int] | None:
+        index = self.index
+        name = re.escape(cls.name)
+        in_bases = re.compile(rf"class\s+\w+\s*\([^:]*?\b{name}\b")
+        renamed = re.compile(rf"{name}\s+as\s+\w+")
+        for rel in index.tree.grep(lambda text: bool(in_bases.search(text) or renamed.search(text)), words=(cls.name,)):
+            mod = index.module(rel)
+            if mod is None:
+                continue
+            modelled = {id(c.node) for c in mod.classes.values()}
+            for node in mod.nodes:
+                if isinstance(node, ast.ClassDef) and id(node) not in modelled and any(self._is(mod, b, cls) for b in node.bases):
+                    return rel, node.lineno
+        return None
+
+    def _made_by_type(self, cls: ClassInfo) -> tuple[str, int] | None:
+        for mod, call in self._calls_of_type():
+            bases = call.args[1]
+            if isinstance(bases, (ast.Tuple, ast.List)) and any(self._is(mod, b, cls) and not self._local(mod, b, call) for b in bases.elts):
+                return mod.rel, call.lineno
+        return None
+
+    def _calls_of_type(self) -> list:
+        """Every ``type(name, bases, ns)`` call of the tree, found once."""
+        if self._type_calls is None:
+            self._type_calls = []
+            for rel in self.index.tree.grep(lambda text: bool(_TYPE_CALL.search(text)), words=("type",)):
+                mod = self.index.module(rel)
+                if mod is None:
+                    continue
+                self._type_calls += [(mod, n) for n in mod.nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                                     and n.func.id == "type" and len(n.args) == 3]
+        return self._type_calls
+
+    def _is(self, mod, base: ast.AST, cls: ClassInfo) -> bool:
+        base = base.value if isinstance(base, ast.Subscript) else base
+        return dotted_name(base) is not None and self.index.resolve_class(mod.qualify(base)) is cls
+
+    def _local(self, mod, base: ast.AST, at: ast.AST) -> bool:
+        """Whether the name ``base`` starts with is bound in the function around ``at``."""
+        head = base.value if isinstance(base, ast.Subscript) else base
+        while isinstance(head, ast.Attribute):
+            head = head.value
+        scope = scope_of(mod, at)
+        return isinstance(head, ast.Name) and not isinstance(scope, ast.Module) and binding_count(scope, head.id, imports=False) > 0
