@@ -95,13 +95,17 @@ class Stores:
     def _stored_from_outside(self, attr: str) -> bool:
         """Whether code may store ``.attr`` on an object other than its own ``self`` somewhere
         in the tree (``x.attr = v``, ``x.attr += v``, ``x.attr, y = ...``, ``setattr(x,
-        "attr", v)``): that object may be an instance of a class that does not define ``attr``
-        itself. Told from the text alone, so that ruling a receiver out parses nothing more:
-        any such store whose object is not spelled ``self`` or ``cls`` counts."""
+        "attr", v)``), or through the object's namespace on a line that names ``attr``
+        (``object.__setattr__(x, "attr", v)``, ``x.__dict__["attr"] = v``,
+        ``vars(x).update(attr=v)``): that object may be an instance of a class that does not
+        define ``attr`` itself. Told from the text alone, so that ruling a receiver out parses
+        nothing more: any such store whose object is not spelled ``self`` or ``cls`` counts, and
+        any namespace write on a line naming ``attr``, whatever its object."""
         key = ("stored from outside", attr)
         if key not in self._memos:
             mention = re.compile(rf"\.{re.escape(attr)}\b")
             named = re.compile(rf"setattr\(\s*(\w+)[^,\n]*,\s*['\"]{re.escape(attr)}['\"]")
+            namespace = re.compile(rf"^.*(?:__dict__|\bvars\(|__setattr__).*\b{re.escape(attr)}\b.*$", re.M)
 
             def outside(text: str) -> bool:
                 for m in mention.finditer(text):
@@ -109,7 +113,9 @@ class Stores:
                         head = _RECEIVER.search(text, max(0, m.start() - 64), m.start())
                         if head is None or head.group(0) not in _SELF_NAMES:
                             return True
-                return any(m.group(1) not in _SELF_NAMES for m in named.finditer(text))
+                if any(m.group(1) not in _SELF_NAMES for m in named.finditer(text)):
+                    return True
+                return bool(namespace.search(text))
 
             self._memos[key] = bool(self.index.tree.grep(outside, words=(attr,)))
         return self._memos[key]

@@ -132,6 +132,12 @@ STORES = [
                  "def run():\n    return read(make())\n", id="a-subclass-defined-in-a-function"),
     pytest.param("class Outer:\n    class Labelled(Child):\n        label = 'a'\n\n\ndef read(x):\n    return x.label, x.cache\n\n\n"
                  "def run():\n    return read(Outer.Labelled(1))\n", id="a-subclass-defined-in-a-class"),
+    pytest.param("def tag(x):\n    object.__setattr__(x, 'label', 'a')\n\n\ndef read(x):\n    return x.label, x.cache\n\n\n"
+                 "def run():\n    c = Child(1)\n    tag(c)\n    return read(c)\n", id="an-attribute-stored-through-object-setattr"),
+    pytest.param("def tag(x):\n    x.__dict__['label'] = 'a'\n\n\ndef read(x):\n    return x.label, x.cache\n\n\n"
+                 "def run():\n    c = Child(1)\n    tag(c)\n    return read(c)\n", id="an-attribute-stored-in-the-dict"),
+    pytest.param("def tag(x):\n    vars(x).update(label='a')\n\n\ndef read(x):\n    return x.label, x.cache\n\n\n"
+                 "def run():\n    c = Child(1)\n    tag(c)\n    return read(c)\n", id="an-attribute-stored-through-vars"),
 ]
 
 
