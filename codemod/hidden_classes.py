@@ -34,8 +34,6 @@ import re
 from .ast_util import binding_count, dotted_name
 from .index import ClassInfo, Index, scope_of
 
-_TYPE_CALL = re.compile(r"\btype\(\s*[^()\n]*?,")  # type(name, ...): the files worth parsing
-
 
 class HiddenClasses:
     """The subclasses the index does not model, for one run (``Types`` owns one)."""
@@ -43,7 +41,6 @@ class HiddenClasses:
     def __init__(self, index: Index):
         self.index = index
         self._found: dict[str, tuple[str, int] | None] = {}
-        self._type_calls: list[tuple[object, ast.Call]] | None = None
 
     def subclass_of(self, cls: ClassInfo) -> tuple[str, int] | None:
         """A subclass of ``cls`` that the index does not model, as ``(file, line)``; see the
@@ -56,8 +53,10 @@ class HiddenClasses:
         index = self.index
         name = re.escape(cls.name)
         in_bases = re.compile(rf"class\s+\w+\s*\([^:]*?\b{name}\b")
-        renamed = re.compile(rf"{name}\s+as\s+\w+")
+        renamed = re.compile(rf"{name}\s+as\s+(\w+)")
         for rel in index.tree.grep(lambda text: bool(in_bases.search(text) or renamed.search(text)), words=(cls.name,)):
+            if not _may_hide(index.tree.peek(rel) or "", [cls.name, *renamed.findall(index.tree.peek(rel) or "")]):
+                continue  # every class statement naming it is a module-level class of its own name
             mod = index.module(rel)
             if mod is None:
                 continue
@@ -68,23 +67,27 @@ class HiddenClasses:
         return None
 
     def _made_by_type(self, cls: ClassInfo) -> tuple[str, int] | None:
-        for mod, call in self._calls_of_type():
-            bases = call.args[1]
-            if isinstance(bases, (ast.Tuple, ast.List)) and any(self._is(mod, b, cls) and not self._local(mod, b, call) for b in bases.elts):
-                return mod.rel, call.lineno
-        return None
+        # Literal bases name the class (or an alias of it) before the call's first ")": only
+        # files where the text has that can hold such a call.
+        renamed = re.compile(rf"{re.escape(cls.name)}\s+as\s+(\w+)")
 
-    def _calls_of_type(self) -> list:
-        """Every ``type(name, bases, ns)`` call of the tree, found once."""
-        if self._type_calls is None:
-            self._type_calls = []
-            for rel in self.index.tree.grep(lambda text: bool(_TYPE_CALL.search(text)), words=("type",)):
-                mod = self.index.module(rel)
-                if mod is None:
+        def may_make(text: str) -> bool:
+            if "type(" not in text:
+                return False
+            alts = "|".join(re.escape(n) for n in [cls.name, *renamed.findall(text)])
+            return bool(re.search(rf"type\([^)]*?\b(?:{alts})\b", text))
+
+        for rel in self.index.tree.grep(may_make, words=(cls.name,)):
+            mod = self.index.module(rel)
+            if mod is None:
+                continue
+            for call in mod.nodes:
+                if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "type" and len(call.args) == 3):
                     continue
-                self._type_calls += [(mod, n) for n in mod.nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-                                     and n.func.id == "type" and len(n.args) == 3]
-        return self._type_calls
+                bases = call.args[1]
+                if isinstance(bases, (ast.Tuple, ast.List)) and any(self._is(mod, b, cls) and not self._local(mod, b, call) for b in bases.elts):
+                    return mod.rel, call.lineno
+        return None
 
     def _is(self, mod, base: ast.AST, cls: ClassInfo) -> bool:
         base = base.value if isinstance(base, ast.Subscript) else base
@@ -97,3 +100,16 @@ class HiddenClasses:
             head = head.value
         scope = scope_of(mod, at)
         return isinstance(head, ast.Name) and not isinstance(scope, ast.Module) and binding_count(scope, head.id, imports=False) > 0
+
+
+def _may_hide(text: str, names: list[str]) -> bool:
+    """Whether a class statement naming one of ``names`` in its bases may escape the index, told
+    from the text (parsing costs more): it is indented (in a function, a class or a block), or
+    its class's name starts a second module-level class statement."""
+    alts = "|".join(re.escape(n) for n in names)
+    if re.search(rf"^[ \t]+class\s+\w+\s*\([^:]*?\b(?:{alts})\b", text, re.M):
+        return True
+    for sub in re.findall(rf"^class\s+(\w+)\s*\([^:]*?\b(?:{alts})\b", text, re.M):
+        if len(re.findall(rf"^class\s+{re.escape(sub)}\b", text, re.M)) > 1:
+            return True
+    return False

@@ -190,7 +190,8 @@ class Attributes:
         """Types of what one store found by ``_stores`` puts into the attribute (None, with the
         reason, for a store whose value is not followed: an unpacking, ``+=``, a loop target)."""
         if value is None:
-            self.unknown(f"what {shown_code(mod.parents.get(id(node)) or node)} stores into .{node.attr} is not followed ({mod.rel}:{node.lineno})")
+            where = node if not isinstance(node, ast.Attribute) else mod.parents.get(id(node)) or node
+            self.unknown(f"what {shown_code(where)} stores is not followed ({mod.rel}:{node.lineno})")
             return None
         return self._assignment_types(mod, node, value, element, fn)
 

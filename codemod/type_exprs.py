@@ -323,8 +323,8 @@ class Types(Calls, Attributes, Elements, Stores, Names):
             if element:
                 return None
             return self._name_types(mod, value.id, scope_of(mod, node))
-        if isinstance(node, ast.Call):  # self.attr.append(value)
-            return self.value_types(mod, value) if element else []
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "extend", "insert"):
+            return self.value_types(mod, value) if element else []  # self.attr.append(value)
         if isinstance(value, (ast.Attribute, ast.Call)) and not element:
             return self.expr_types(mod, value, node)
         return self.value_types(mod, value, element)

@@ -43,8 +43,10 @@ class Stores:
             # Patterns that start with a literal, tried one after the other, rather than one
             # alternation: the regex engine scans for a literal at C speed.
             assigned = re.compile(rf"\.{a}(?:\s*(?::[^=\n]*)?=[^=]|\s*(?:[-+*/%&|^@]|//|<<|>>|\*\*)=|\.(?:append|extend|insert)\()")
-            named = re.compile(rf"setattr\([^,]+,\s*['\"]{a}['\"]")
-            self._memos[key] = self.index.tree.grep(lambda text: bool(assigned.search(text) or named.search(text)), words=(attr,))
+            named = re.compile(rf"setattr(?:__)?\([^,]+,\s*['\"]{a}['\"]")
+            namespace = [re.compile(rf"{w}[^\n]*\b{a}\b") for w in (r"__dict__", r"vars\(")]
+            self._memos[key] = self.index.tree.grep(
+                lambda text: bool(assigned.search(text) or named.search(text) or any(n.search(text) for n in namespace)), words=(attr,))
         files = self._memos[key]
         if within is not None:
             near = set(self.index.tree.files_with_words(tuple(within)))
@@ -73,6 +75,8 @@ class Stores:
                         and isinstance(node.args[1], ast.Constant) and node.args[1].value == attr
                     ):
                         out.append((mod, node, node.args[2], node.args[0]))
+            if mod is not None and ("__dict__" in mod.text or "vars(" in mod.text):
+                out += [(mod, node, value, owner) for node in mod.nodes for owner, value in _namespace_stores(node, attr)]
             self._memos[key] = out
         return self._memos[key]
 
@@ -105,7 +109,7 @@ class Stores:
         if key not in self._memos:
             mention = re.compile(rf"\.{re.escape(attr)}\b")
             named = re.compile(rf"setattr\(\s*(\w+)[^,\n]*,\s*['\"]{re.escape(attr)}['\"]")
-            namespace = re.compile(rf"^.*(?:__dict__|\bvars\(|__setattr__).*\b{re.escape(attr)}\b.*$", re.M)
+            namespace = [re.compile(rf"{w}[^\n]*\b{re.escape(attr)}\b") for w in (r"__dict__", r"vars\(", r"__setattr__\(")]
 
             def outside(text: str) -> bool:
                 for m in mention.finditer(text):
@@ -115,10 +119,44 @@ class Stores:
                             return True
                 if any(m.group(1) not in _SELF_NAMES for m in named.finditer(text)):
                     return True
-                return bool(namespace.search(text))
+                return any(n.search(text) for n in namespace)
 
             self._memos[key] = bool(self.index.tree.grep(outside, words=(attr,)))
         return self._memos[key]
+
+
+def _namespace_stores(node: ast.AST, attr: str) -> list[tuple[ast.AST, ast.AST | None]]:
+    """(object, value) for each store of ``attr`` that ``node`` makes through an object's
+    namespace: ``x.__dict__["attr"] = v``, ``vars(x)["attr"] = v`` (value None for ``+=``),
+    ``x.__dict__.update(attr=v)`` or ``.update({"attr": v})``, ``.setdefault("attr", v)``."""
+    if isinstance(node, (ast.Assign, ast.AugAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        value = node.value if isinstance(node, ast.Assign) else None
+        return [(owner, value) for t in targets if isinstance(t, ast.Subscript) and _is_literal(t.slice, attr)
+                and (owner := _namespace_of(t.value)) is not None]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (owner := _namespace_of(node.func.value)) is not None:
+        if node.func.attr == "setdefault" and node.args and _is_literal(node.args[0], attr):
+            return [(owner, node.args[1] if len(node.args) > 1 else None)]
+        if node.func.attr == "update":
+            found = [(owner, kw.value) for kw in node.keywords if kw.arg == attr]
+            for arg in node.args:
+                if isinstance(arg, ast.Dict):
+                    found += [(owner, v) for k, v in zip(arg.keys, arg.values) if k is not None and _is_literal(k, attr)]
+            return found
+    return []
+
+
+def _namespace_of(expr: ast.AST) -> ast.AST | None:
+    """``x`` for ``x.__dict__`` or ``vars(x)``."""
+    if isinstance(expr, ast.Attribute) and expr.attr == "__dict__":
+        return expr.value
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "vars" and len(expr.args) == 1:
+        return expr.args[0]
+    return None
+
+
+def _is_literal(node: ast.AST, text: str) -> bool:
+    return isinstance(node, ast.Constant) and node.value == text
 
 
 def attr_assignment(node: ast.AST, attr: str, selfname: str | None):

@@ -109,7 +109,17 @@ CONTAINERS = [
 ]
 
 
+NS_HOLDER = "class Holder:\n    def __init__(self):\n        self.backend = Other()\n\n    def size(self):\n        return self.backend.cache\n\n\n"
 STORES = [
+    pytest.param(NS_HOLDER + "def wire(h):\n    setattr(h, 'backend', Child(1))\n    return h\n\n\ndef run():\n    return wire(Holder()).size()\n",
+                 id="a-setattr-with-the-name-elsewhere"),
+    pytest.param(NS_HOLDER + "def run():\n    h = Holder()\n    (lambda o: setattr(o, 'backend', Child(1)))(h)\n    return h.size()\n",
+                 id="a-setattr-in-a-lambda"),
+    pytest.param(NS_HOLDER + "def run():\n    h = Holder()\n    object.__setattr__(h, 'backend', Child(1))\n    return h.size()\n",
+                 id="object-setattr-elsewhere"),
+    pytest.param(NS_HOLDER + "def run():\n    h = Holder()\n    vars(h)['backend'] = Child(1)\n    return h.size()\n", id="a-store-into-vars"),
+    pytest.param(NS_HOLDER + "def run():\n    h = Holder()\n    h.__dict__.update(backend=Child(1))\n    return h.size()\n", id="an-update-of-the-dict"),
+    pytest.param(NS_HOLDER + "def run():\n    h = Holder()\n    h.__dict__.update({'backend': Child(1)})\n    return h.size()\n", id="an-update-with-a-literal"),
     pytest.param("class Maker:\n    def __init__(self):\n        self.make = lambda: Child(1)\n\n    def make(self):\n        return Other()\n\n\n"
                  "def run():\n    return Maker().make().cache\n", id="an-instance-attribute-over-a-method"),
     pytest.param("class Maker:\n    def make(self):\n        return Other()\n\n\nMaker.make = lambda self: Child(1)\n\n\n"
@@ -250,6 +260,8 @@ NEAR_MISSES = [
     pytest.param("def run():\n    return '{0} {0.label} {0.cached}'.format(Child(1))\n", id="a-format-string-reading-other-fields"),
     pytest.param(PROBE.format("hasattr(x, 'cache') and hasattr(x, 'select_mode')"), id="a-duck-test-no-instance-passes"),
     pytest.param(PROBE.format("hasattr(x, 'select_mode') and hasattr(x, 'cache')"), id="a-duck-test-decided-before"),
+    pytest.param(NS_HOLDER + "def run():\n    h = Holder()\n    vars(h)['other'] = Child(1)\n    h.__dict__.update(other=Child(1))\n    return h.size()\n",
+                 id="namespace-stores-of-another-name"),
     pytest.param(BOX + "def run():\n    b = Box()\n    b.things.append(Other())\n    b.things[0] = Other()\n"
                  "    return len(b.things), [t for t in b.things], b.things.index(b.things[0])\n", id="additions-and-reads-that-are-followed"),
 ]
