@@ -31,8 +31,9 @@ from __future__ import annotations
 import ast
 import re
 
-from .ast_util import binding_count, dotted_name
-from .index import ClassInfo, Index, scope_of
+from .ast_util import dotted_name
+from .index import ClassInfo, Index
+from .type_calls import shadowed
 
 
 class HiddenClasses:
@@ -53,9 +54,10 @@ class HiddenClasses:
         index = self.index
         name = re.escape(cls.name)
         in_bases = re.compile(rf"class\s+\w+\s*\([^:]*?\b{name}\b")
-        renamed = re.compile(rf"{name}\s+as\s+(\w+)")
+        renamed = _renamed(cls)
         for rel in index.tree.grep(lambda text: bool(in_bases.search(text) or renamed.search(text)), words=(cls.name,)):
-            if not _may_hide(index.tree.peek(rel) or "", [cls.name, *renamed.findall(index.tree.peek(rel) or "")]):
+            text = index.tree.peek(rel) or ""
+            if not _may_hide(text, [cls.name, *renamed.findall(text)]):
                 continue  # every class statement naming it is a module-level class of its own name
             mod = index.module(rel)
             if mod is None:
@@ -69,7 +71,7 @@ class HiddenClasses:
     def _made_by_type(self, cls: ClassInfo) -> tuple[str, int] | None:
         # Literal bases name the class (or an alias of it) before the call's first ")": only
         # files where the text has that can hold such a call.
-        renamed = re.compile(rf"{re.escape(cls.name)}\s+as\s+(\w+)")
+        renamed = _renamed(cls)
 
         def may_make(text: str) -> bool:
             if "type(" not in text:
@@ -85,7 +87,7 @@ class HiddenClasses:
                 if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "type" and len(call.args) == 3):
                     continue
                 bases = call.args[1]
-                if isinstance(bases, (ast.Tuple, ast.List)) and any(self._is(mod, b, cls) and not self._local(mod, b, call) for b in bases.elts):
+                if isinstance(bases, (ast.Tuple, ast.List)) and any(self._is(mod, b, cls) and not shadowed(mod, b, call) for b in bases.elts):
                     return mod.rel, call.lineno
         return None
 
@@ -93,13 +95,11 @@ class HiddenClasses:
         base = base.value if isinstance(base, ast.Subscript) else base
         return dotted_name(base) is not None and self.index.resolve_class(mod.qualify(base)) is cls
 
-    def _local(self, mod, base: ast.AST, at: ast.AST) -> bool:
-        """Whether the name ``base`` starts with is bound in the function around ``at``."""
-        head = base.value if isinstance(base, ast.Subscript) else base
-        while isinstance(head, ast.Attribute):
-            head = head.value
-        scope = scope_of(mod, at)
-        return isinstance(head, ast.Name) and not isinstance(scope, ast.Module) and binding_count(scope, head.id, imports=False) > 0
+
+
+def _renamed(cls: ClassInfo) -> re.Pattern:
+    """``Name as alias`` for the class: the alias is captured."""
+    return re.compile(rf"{re.escape(cls.name)}\s+as\s+(\w+)")
 
 
 def _may_hide(text: str, names: list[str]) -> bool:

@@ -12,8 +12,8 @@ their subclasses (only the first for a class called by name: ``Cls.m(...)``), un
 can put something else in ``.m`` on such an instance (``self.m = ...``, ``Cls.m = ...``, a
 store elsewhere: ``type_attrs``), which makes it unknown; for ``cls(...)``
 in a classmethod (``cls`` bound nowhere else) and ``type(x)(...)``, the class itself or a
-subclass, where none of them defines ``__new__`` or names a metaclass that answers the call; for ``X.__new__(Y)``, a ``Y`` when the ``__new__`` that runs
-is ``object``'s. What it returns is its return
+subclass, where none of them defines ``__new__`` or names a metaclass that answers the call;
+for ``X.__new__(Y)``, a ``Y`` when the ``__new__`` that runs is ``object``'s. What it returns is its return
 annotation when that decides, else the union of its return statements. A decorator that may
 change the result (any not in ``_SAME_RETURN``) leaves only the annotation. A generator or a
 coroutine is never an instance of the class.
@@ -199,14 +199,7 @@ class Calls:
         return [cls.qualname]
 
     def _shadowed(self, mod: ModuleInfo, expr: ast.AST, at: ast.AST) -> bool:
-        """Whether the name ``expr`` starts with is bound in the function around ``at`` (a
-        parameter or a local, not an import), so that it need not be the module's function or
-        class."""
-        head = expr
-        while isinstance(head, ast.Attribute):
-            head = head.value
-        scope = scope_of(mod, at)
-        return isinstance(head, ast.Name) and not isinstance(scope, ast.Module) and binding_count(scope, head.id, imports=False) > 0
+        return shadowed(mod, expr, at)
 
     def _super_methods(self, cls: ClassInfo, name: str) -> list | None:
         """What ``super().name(...)`` in a method of ``cls`` can run: every definition after
@@ -268,6 +261,17 @@ class Calls:
 
 def _is_property(fn: ast.FunctionDef) -> bool:
     return any(decorator_name(d) in PROPERTIES for d in fn.decorator_list)
+
+
+def shadowed(mod: ModuleInfo, expr: ast.AST, at: ast.AST) -> bool:
+    """Whether the name ``expr`` starts with is bound in the function around ``at`` (a
+    parameter or a local, not an import), so that it need not be the module's function or
+    class."""
+    head = expr.value if isinstance(expr, ast.Subscript) else expr
+    while isinstance(head, ast.Attribute):
+        head = head.value
+    scope = scope_of(mod, at)
+    return isinstance(head, ast.Name) and not isinstance(scope, ast.Module) and binding_count(scope, head.id, imports=False) > 0
 
 
 def _is_classmethod(fn: ast.FunctionDef) -> bool:
