@@ -59,7 +59,7 @@ class Attributes:
         for n, attr in sorted((count(attr), attr) for attr in lacking):
             if n > _MENTIONS_READ:
                 break
-            if any(runs_before(mod, node, at) or always_follows(mod, node, at) for node in lacking[attr]) and not self._stored_from_outside(attr):
+            if any(runs_before(mod, node, at) or always_follows(mod, node, at) for node in lacking[attr]) and self.never_has(attr, have):
                 return attr
         return None
 

@@ -178,14 +178,21 @@ class Calls:
         """Whether no class of the tree that making an instance may go through defines
         ``__new__`` or names a metaclass that may answer the call: ``cls`` (unless not
         ``itself``), its ancestors, and with ``subclasses`` its subclasses."""
+        return self._new_answered(cls, subclasses, itself) is None
+
+    def _new_answered(self, cls: ClassInfo, subclasses: bool = False, itself: bool = True) -> str | None:
+        """Why making an instance of ``cls`` may give something else (see ``_plain_new``), if
+        it may."""
         family = ([cls] if itself else []) + self.ancestor_classes(cls) + (self._subs(cls) if subclasses else [])
         for c in family:
             if c is None:
                 continue
+            if "__new__" in c.methods:
+                return f"{c.name} defines __new__, which may make something else ({c.file}:{c.line})"
             meta = next((kw.value for kw in c.node.keywords if kw.arg == "metaclass"), None)
-            if "__new__" in c.methods or (meta is not None and c.module.qualify(meta) not in PLAIN_METACLASSES):
-                return False
-        return True
+            if meta is not None and c.module.qualify(meta) not in PLAIN_METACLASSES:
+                return f"{c.name}'s metaclass may answer the call ({c.file}:{c.line})"
+        return None
 
     def _self_types(self, fn: ast.FunctionDef, cls: ClassInfo) -> list[str] | None:
         """What ``self`` of method ``fn`` of ``cls`` may be: an instance of ``cls`` or a

@@ -47,7 +47,7 @@ import ast
 from .ast_util import dotted_name
 from .hidden_classes import HiddenClasses
 from .index import ClassInfo, Index, ModuleInfo, OverBudget, scope_of
-from .type_annotations import EXACT, NAMELESS_BASES, PLAIN_BASES, PLAIN_METACLASSES, UNREACHED, annotation_types, shown_code
+from .type_annotations import EXACT, NAMELESS_BASES, PLAIN_BASES, UNREACHED, annotation_types, shown_code
 from .type_attrs import Attributes
 from .type_calls import Calls
 from .type_elements import Elements
@@ -236,16 +236,10 @@ class Types(Calls, Attributes, Elements, Stores, Names):
         if k is None:
             outside = "." in q and not self.index.tree.holds(q) and name.rsplit(".", 1)[-1][:1].isupper()
             return (True, [EXACT + q]) if outside else (False, None)
-        for c in [k, *self.ancestor_classes(k)]:
-            if c is None:
-                continue
-            if "__new__" in c.methods:
-                self.unknown(f"{c.name} defines __new__, which may make something else ({c.file}:{c.line})")
-                return True, None
-            meta = next((kw.value for kw in c.node.keywords if kw.arg == "metaclass"), None)
-            if meta is not None and c.module.qualify(meta) not in PLAIN_METACLASSES:
-                self.unknown(f"{c.name}'s metaclass may answer the call ({c.file}:{c.line})")
-                return True, None
+        why = self._new_answered(k)
+        if why is not None:
+            self.unknown(why)
+            return True, None
         return True, [EXACT + k.qualname]
 
     # ---- receivers ------------------------------------------------------------

@@ -68,15 +68,18 @@ class Stores:
                     out.append((mod, parent, value, node.value))
                 elif isinstance(node.ctx, ast.Store):
                     out.append((mod, node, None, node.value))  # unpacked into, +=, a for or with target
-            if mod is not None and "setattr" in mod.text:
-                for node in mod.nodes:
-                    if (
-                        isinstance(node, ast.Call) and dotted_name(node.func) in ("setattr", "object.__setattr__") and len(node.args) == 3
-                        and isinstance(node.args[1], ast.Constant) and node.args[1].value == attr
-                    ):
-                        out.append((mod, node, node.args[2], node.args[0]))
-            if mod is not None and ("__dict__" in mod.text or "vars(" in mod.text):
-                out += [(mod, node, value, owner) for node in mod.nodes for owner, value in _namespace_stores(node, attr)]
+            named = mod is not None and "setattr" in mod.text
+            namespace = mod is not None and ("__dict__" in mod.text or "vars(" in mod.text)
+            through_namespace: list = []
+            for node in mod.nodes if named or namespace else ():  # one walk for both kinds
+                if (
+                    named and isinstance(node, ast.Call) and dotted_name(node.func) in ("setattr", "object.__setattr__")
+                    and len(node.args) == 3 and isinstance(node.args[1], ast.Constant) and node.args[1].value == attr
+                ):
+                    out.append((mod, node, node.args[2], node.args[0]))
+                if namespace:
+                    through_namespace += [(mod, node, value, owner) for owner, value in _namespace_stores(node, attr)]
+            out += through_namespace
             self._memos[key] = out
         return self._memos[key]
 
