@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 
 from .ast_util import binding_count, decorator_name, dotted_name, first_param, is_static
-from .index import ClassInfo, ModuleInfo, enclosing_def, scope_of
+from .index import ClassInfo, ModuleInfo, OverBudget, enclosing_def, scope_of
 from .model import Receiver
 from .type_annotations import EXACT, PLAIN_METACLASSES, PROPERTIES, annotation_types, shown_code
 
@@ -240,7 +240,8 @@ class Calls:
 
     def _returns(self, mod: ModuleInfo, fn: ast.FunctionDef, cls: ClassInfo | None) -> list[str] | None:
         """What calling ``fn`` gives: its return annotation when that decides, else its return
-        statements (a generator, a coroutine: neither is an instance)."""
+        statements (a generator, a coroutine: neither is an instance); the annotation again
+        where typing those would parse more modules than the receiver may."""
 
         def compute():
             ann = annotation_types(mod, fn.returns) if fn.returns is not None else None
@@ -252,18 +253,28 @@ class Calls:
                 if ann is None:
                     self.unknown(f"{fn.name}() has a decorator that may change what it returns ({mod.rel}:{fn.lineno})")
                 return ann
-            out: list[str] = []
-            for node in _own_nodes(fn):
-                if isinstance(node, (ast.Yield, ast.YieldFrom)):
-                    return ["builtins.generator"]
-                if isinstance(node, ast.Return) and node.value is not None:
-                    t = self.expr_types(mod, node.value, node)
-                    if t is None:
-                        return ann
-                    out += t
-            return out
+            try:
+                return self._returned(mod, fn, ann)
+            except OverBudget:
+                if ann is None:
+                    raise
+                self.cut_here()
+                return ann  # the annotation still holds, as far as it goes
 
         return self._memo(("returns", mod.rel, fn.lineno, fn.col_offset), compute)
+
+    def _returned(self, mod: ModuleInfo, fn: ast.FunctionDef, ann: list[str] | None) -> list[str] | None:
+        """The union of what ``fn``'s return statements give (``ann`` where one cannot be told)."""
+        out: list[str] = []
+        for node in _own_nodes(fn):
+            if isinstance(node, (ast.Yield, ast.YieldFrom)):
+                return ["builtins.generator"]
+            if isinstance(node, ast.Return) and node.value is not None:
+                t = self.expr_types(mod, node.value, node)
+                if t is None:
+                    return ann
+                out += t
+        return out
 
 
 def _is_property(fn: ast.FunctionDef) -> bool:

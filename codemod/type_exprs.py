@@ -17,7 +17,8 @@ Answers are computed on demand and memoised. A cycle (``a.x = b.y`` and ``b.y = 
 solved as a least fixpoint: it adds nothing that does not enter it from outside. Each receiver
 may take ``BUDGET`` steps and look at ``PARSES`` modules beyond those its class has looked at
 already (for its own search, or for earlier receivers); a receiver that needs more is unknown,
-and nothing cut short is kept for the others.
+unless an annotation on the way answers it (a parameter's, a function's return: typing its
+sources only narrows what the annotation allows), and nothing cut short is kept for the others.
 
 ## Known limits
 Annotations are trusted. A call is taken to make an instance of exactly one class when it

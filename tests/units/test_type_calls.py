@@ -128,3 +128,36 @@ def test_the_note_names_the_decorator(tmp_path):
     user = "from .makers import Factory\n\n\ndef f():\n    return Factory().wrapped().cache\n"
     [(_, note, _)] = classified(tmp_path, user, makers=MAKERS)
     assert note == "its type is unknown: wrapped() has a decorator that may change what it returns (pkg/makers.py:40)"
+
+
+CHAIN = {
+    "getter": "from .base import Parent\nfrom .m2 import make\n\n\ndef get() -> Parent:\n    return make()\n",
+    "m2": "from .m3 import make3\n\n\ndef make():\n    return make3()\n",
+    "m3": "from .base import Other\n\n\ndef make3():\n    return Other()\n",
+}
+
+
+def test_returns_followed_past_an_annotation_that_does_not_decide(tmp_path):
+    """get() -> Parent returns only an Other, which the return statements tell."""
+    user = "from .getter import get\n\n\ndef f():\n    return get().cache\n"
+    assert verdict(tmp_path, user, **CHAIN) == NO
+
+
+def test_over_budget_the_return_annotation_still_holds(tmp_path, monkeypatch):
+    """Following get()'s returns needs more modules than allowed: the call gives what its
+    annotation says (a base of the class: shown to be able to hold one), not unknown."""
+    from codemod import type_exprs
+    from typetools import classified
+
+    monkeypatch.setattr(type_exprs, "PARSES", 2)  # getter.py and base.py, not m2.py
+    user = "from .getter import get\n\n\ndef f():\n    return get().cache\n"
+    assert classified(tmp_path, user, **CHAIN) == [(MAYBE, "typed Parent", "shown")]
+
+
+def test_near_miss_over_budget_without_an_annotation_is_unknown(tmp_path, monkeypatch):
+    from codemod import type_exprs
+    from typetools import classified
+
+    monkeypatch.setattr(type_exprs, "PARSES", 1)
+    user = "from .m2 import make\n\n\ndef f():\n    return make().cache\n"
+    assert classified(tmp_path, user, **CHAIN) == [(MAYBE, "its sources go further than the typing follows", "unknown")]
