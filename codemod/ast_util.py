@@ -13,6 +13,7 @@ from dataclasses import dataclass
 Pos = tuple[int, int]
 
 _NODE_FIELDS: dict[type, tuple[str, ...]] = {}
+_PARSER_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")  # only \r\n, \r and \n end a line
 
 
 def walk(node: ast.AST, parents: dict | None = None) -> list[ast.AST]:
@@ -200,3 +201,16 @@ def names_bound(target: ast.AST) -> set[str]:
     if isinstance(target, ast.Starred):
         return names_bound(target.value)
     return set()
+
+
+def source_segment(text: str, node: ast.AST) -> str:
+    """The source of ``node`` in ``text``, as ``ast.get_source_segment`` gives it: that one
+    splits the text into lines with a loop over its characters, some 30 ms for a module of
+    2,000 lines, at every call."""
+    lines = _PARSER_LINE.findall(text)
+    first, last = node.lineno - 1, node.end_lineno - 1
+    if first == last:
+        return lines[first].encode()[node.col_offset:node.end_col_offset].decode()
+    head = lines[first].encode()[node.col_offset:].decode()
+    tail = lines[last].encode()[:node.end_col_offset].decode()
+    return "".join([head, *lines[first + 1:last], tail])

@@ -34,7 +34,7 @@ import ast
 
 import libcst as cst
 
-from ..ast_util import bind_arguments, decorator_name, dotted_name, first_param, is_super_call, pos, snake_case, walk
+from ..ast_util import bind_arguments, decorator_name, dotted_name, first_param, is_super_call, pos, snake_case, source_segment, walk
 from ..cst_util import BLANK, rename
 from ..errors import UnsafeError
 from . import rewrite_bind_names, rewrite_fold_constants, rewrite_fuse_loops, rewrite_read_through
@@ -211,7 +211,7 @@ def _bindings(ctx, pinit: ast.FunctionDef) -> tuple[dict[str, cst.BaseExpression
         expr = bound.get(name, defaults.get(name))
         if expr is None:
             raise UnsafeError(f"{ctx.pname}.__init__ parameter {name!r} is not bound by {a.cls.name}'s super().__init__ call", ID)
-        source = ast.get_source_segment(cmod_text if name in bound else ctx.pinfo.text, expr)
+        source = source_segment(cmod_text if name in bound else ctx.pinfo.text, expr)
         if isinstance(expr, ast.Name) and expr.id == name:
             continue
         # Fold when the parameter is never reassigned; not a string into an f-string, where its
