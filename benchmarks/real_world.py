@@ -431,7 +431,7 @@ def run_decouple(cand: dict, root: Path, out: Path, timeout: int) -> dict:
     env = dict(os.environ)
     env["DECOUPLE_CACHE_DIR"] = str(out.parent / "cache-unused")
     t0 = time.monotonic()
-    cp = run([*DECOUPLE, root, "--class", cand["qualname"], "--output", out, "--no-cache"],
+    cp = run([*DECOUPLE, root, "--class", cand["qualname"], "--output", out, "--no-cache", *EXTRA],
              timeout=timeout, env=env)
     wall = round(time.monotonic() - t0, 2)
     rec = dict(rc=cp.returncode, wall_s=wall, stderr=cp.stderr[-4000:].strip(),
@@ -700,7 +700,7 @@ def sanitize(res: dict) -> dict:
 
 
 def main(argv=None) -> int:
-    global DECOUPLE, TOOL_COMMIT
+    global DECOUPLE, TOOL_COMMIT, EXTRA
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("libs", nargs="*", help="libraries of the pinned table")
     ap.add_argument("--jobs-timeout", type=int, default=120,
@@ -711,7 +711,7 @@ def main(argv=None) -> int:
     ap.add_argument("--maxfail", type=int, default=10,
                     help="stop a patched suite after N failures (default 10)")
     ap.add_argument("--limit", type=int, default=0, help="at most N candidates per library, evenly spread over the sorted list")
-    ap.add_argument("--out", default=str(DEFAULT_OUT), help="results dir")
+    ap.add_argument("--out", default="", help=f"results dir (default {DEFAULT_OUT.relative_to(REPO)})")
     ap.add_argument("--work", default=str(DEFAULT_WORK), help="work dir (outside the repo)")
     ap.add_argument("--decouple", default="",
                     help="a decouple executable to use as is (default: a snapshot of this "
@@ -722,6 +722,11 @@ def main(argv=None) -> int:
     ap.add_argument("--summary-only", action="store_true",
                     help="only rebuild summary.md from the JSON files in --out")
     ap.add_argument("--list", action="store_true", help="print the pinned table")
+    ap.add_argument("--stress", action="store_true",
+                    help=f"run decouple with {' '.join(STRESS)}: the classes declined only for too "
+                         "little gain (DC504, DC505) are patched too, so that the libraries' own "
+                         "tests judge the analysis on many more classes (default --out: "
+                         "benchmarks/results/real-world-stress)")
     args = ap.parse_args(argv)
     if args.list:
         for n, s in LIBS.items():
@@ -752,8 +757,11 @@ def main(argv=None) -> int:
         DECOUPLE = ["env", f"PYTHONPATH={snap}", args.python, "-m", "codemod"]
         TOOL_COMMIT += (f"+uncommitted codemod changes (snapshot {digest})" if dirty
                         else f" (codemod {digest})")
+    if args.stress:
+        EXTRA = list(STRESS)
+        TOOL_COMMIT += " " + " ".join(STRESS)
     log(f"decouple: {TOOL_COMMIT}")
-    out = Path(args.out)
+    out = Path(args.out) if args.out else DEFAULT_OUT.with_name("real-world-stress") if args.stress else DEFAULT_OUT
     out.mkdir(parents=True, exist_ok=True)
     for n in args.libs:
         if n not in LIBS:
@@ -790,6 +798,8 @@ def _default_python() -> str:
 
 DECOUPLE: list[str] = ["decouple"]
 TOOL_COMMIT = "unknown"
+STRESS = ("--max-copied-share", "1", "--plain-gain")
+EXTRA: list[str] = []  # STRESS under --stress
 
 if __name__ == "__main__":
     sys.exit(main())
