@@ -115,3 +115,29 @@ def test_scripts_stop_with_one_line_on_a_tree_without_the_classes(tmp_path, scri
     proc = _script(script, root, tmp_path)
     assert proc.returncode != 0
     assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+PLAIN_GAIN = {
+    "pkg/__init__.py": "",
+    "pkg/base.py": "class Base:\n    def __init__(self, name):\n        self.name = name\n        self.extra = []\n\n    def size(self):\n        return len(self.extra)\n",
+    "pkg/child.py": "from pkg.base import Base\n\n\nclass Child(Base):\n    def __init__(self, name):\n        super().__init__(name)\n\n    def shout(self):\n        return self.name.upper()\n",
+}
+
+
+@pytest.mark.parametrize("stress, decision", [pytest.param(False, "decline", id="default"), pytest.param(True, "decouple", id="stress")])
+def test_real_world_stress_patches_a_class_declined_for_too_little_gain(tmp_path, monkeypatch, stress, decision):
+    """--stress passes --max-copied-share 1 --plain-gain to every run: a parent whose __init__
+    only assigns (DC505 by default) is then decoupled, and the library's tests get a patch."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import real_world
+    finally:
+        sys.path.pop(0)
+    root = write_files(tmp_path / "lib", PLAIN_GAIN)
+    monkeypatch.setattr(real_world, "DECOUPLE", [sys.executable, "-m", "codemod"])
+    monkeypatch.setattr(real_world, "EXTRA", list(real_world.STRESS) if stress else [])
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
+    rec = real_world.run_decouple({"qualname": "pkg.child:Child"}, root, tmp_path / "out", timeout=120)
+    assert rec["decision"] == decision, rec["stderr"]
+    assert (rec["patch"] is not None) == stress
+    assert stress or rec["rule"] == "DC505"
