@@ -798,7 +798,7 @@ def _default_python() -> str:
 
 DECOUPLE: list[str] = ["decouple"]
 TOOL_COMMIT = "unknown"
-STRESS = ("--max-copied-share", "1", "--plain-gain")
+STRESS = ("--max-copied-share", "1", "--any-gain")
 EXTRA: list[str] = []  # STRESS under --stress
 
 if __name__ == "__main__":

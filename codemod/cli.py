@@ -32,6 +32,7 @@ ROOT's pyproject.toml may hold the defaults, so that CI can run `decouple ROOT -
   base = "Name"                               # --base
   max-copied-share = 0.5                      # --max-copied-share
   plain-gain = false                          # --plain-gain
+  any-gain = false                            # --any-gain
 The command line wins: --class or --parent replaces both classes and parent, any other option
 its own key.
 
@@ -83,6 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plain-gain", action="store_true",
                    help="decouple even when the parent's __init__ work the class would skip is only plain assignments "
                         "(by default that declines: rule DC505)")
+    p.add_argument("--any-gain", action="store_true",
+                   help="decouple even when the class skips none of the parent's __init__ work: it still sheds the "
+                        "parent's members it does not use (a design change, not a saving; implies --plain-gain; rule DC505)")
     p.add_argument("--no-markers", action="store_true",
                    help="write no '# decouple: ...' comments in the patch (a second run still finds nothing to do)")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",

@@ -6,6 +6,7 @@
     base = "AttentionBackend"           # --base
     max-copied-share = 0.5              # --max-copied-share
     plain-gain = false                  # --plain-gain
+    any-gain = false                    # --any-gain
 
 Only ROOT's own ``pyproject.toml`` is read (not its parents'): ROOT is what the run analyses,
 and a file above it may belong to another project.
@@ -31,6 +32,7 @@ KEYS = {
     "base": "a class name",
     "max-copied-share": "a number from 0 to 1",
     "plain-gain": "true or false",
+    "any-gain": "true or false",
 }
 
 

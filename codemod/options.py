@@ -32,6 +32,7 @@ class Options:
     no_cache: bool = False
     max_copied_share: float = 0.5  # DC504: decline above this share of the parent's method lines
     plain_gain: bool = False  # DC505: decouple even when only plain assignments would be skipped
+    any_gain: bool = False  # DC505: decouple even when nothing of the parent's __init__ would be skipped
     markers: bool = True  # the tool's "# decouple: ..." comments in the patch (--no-markers)
     colour: bool = False  # colour the diff (--color, resolved against the terminal and NO_COLOR)
     check_format: str = "text"  # how --check prints its findings: text or github
@@ -68,6 +69,7 @@ class Options:
             report_to_stdout=to_stdout, diff=args.diff, check=args.check, write=args.write, force=args.force,
             analyse_only=args.analyse_only, emit_tests=args.emit_tests, all_uses=args.all_uses,
             no_cache=args.no_cache, max_copied_share=float(share), plain_gain=args.plain_gain or file.get("plain-gain", False),
+            any_gain=args.any_gain or file.get("any-gain", False),
             markers=not args.no_markers, colour=use_colour(args.color, sys.stdout), check_format=args.format,
         )
 
@@ -80,4 +82,4 @@ class Options:
     def cache_key(self) -> list:
         """What a cached result depends on, beyond the tree and the tool's own code."""
         return [list(self.classes), self.parent, self.base, self.analyse_only, self.emit_tests, self.all_uses,
-                self.max_copied_share, self.plain_gain, self.markers, self.presented]
+                self.max_copied_share, self.plain_gain, self.any_gain, self.markers, self.presented]

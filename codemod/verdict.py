@@ -25,14 +25,15 @@ REFUSAL_RULES = (verdict_rewrite_refused, verdict_check_failed)
 
 @dataclass(frozen=True)
 class Limits:
-    """The thresholds of the verdict rules (``--max-copied-share``, ``--plain-gain``)."""
+    """The thresholds of the verdict rules (``--max-copied-share``, ``--plain-gain``, ``--any-gain``)."""
 
     max_copied_share: float = 0.5
     plain_gain: bool = False
+    any_gain: bool = False
 
     @classmethod
     def of(cls, options) -> "Limits":
-        return cls(options.max_copied_share, options.plain_gain)
+        return cls(options.max_copied_share, options.plain_gain, options.any_gain)
 
 
 def decide(a: ClassAnalysis, refusal: Refusal | None = None, limits: Limits = Limits()) -> Verdict:

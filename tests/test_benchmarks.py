@@ -126,7 +126,7 @@ PLAIN_GAIN = {
 
 @pytest.mark.parametrize("stress, decision", [pytest.param(False, "decline", id="default"), pytest.param(True, "decouple", id="stress")])
 def test_real_world_stress_patches_a_class_declined_for_too_little_gain(tmp_path, monkeypatch, stress, decision):
-    """--stress passes --max-copied-share 1 --plain-gain to every run: a parent whose __init__
+    """--stress passes --max-copied-share 1 --any-gain to every run: a parent whose __init__
     only assigns (DC505 by default) is then decoupled, and the library's tests get a patch."""
     sys.path.insert(0, str(REPO / "benchmarks"))
     try:

@@ -6,7 +6,9 @@ Declines when the class uses every member of the parent and every statement of i
 has none), or when what it would drop is only plain assignments: no loop, comprehension,
 ``[x] * n``, and no call other than a cheap conversion or check (``int``, ``len``,
 ``isinstance``...) or an empty container (``dict()``). ``--plain-gain`` turns the last test
-off.
+off; ``--any-gain`` turns off every test but the first: the class then sheds only the parent's
+members it does not use (a design change; the campaign's ``--stress`` uses it to put the
+analysis of members before the libraries' own tests).
 
 ## Why
 The change would alter a (possibly public) class hierarchy without saving anything real at
@@ -39,12 +41,13 @@ def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
     init = a.init_reuse
     if len(a.kept) == len(a.members) and init["statements_kept"] == init["statements_total"]:
         return Verdict(Decision.DECLINE, ID, f"nothing to gain: {a.cls.name} uses every member of {a.parent.name}")
-    if init["statements_kept"] == init["statements_total"]:
+    any_ok = limits is not None and limits.any_gain
+    if init["statements_kept"] == init["statements_total"] and not any_ok:
         return Verdict(Decision.DECLINE, ID, (
             f"nothing to gain: {a.cls.name} never runs work of {a.parent.name}.__init__ that it could skip"
             if init["statements_total"] else f"nothing to gain: {a.parent.name} has no __init__ work to skip"
         ))
-    plain_ok = limits is not None and limits.plain_gain
+    plain_ok = limits is not None and (limits.plain_gain or any_ok)
     if not plain_ok and not a.fusions and not any(real_work(s) for s in dropped_statements(a)):
         return Verdict(Decision.DECLINE, ID, (
             f"nothing to gain: the work of {a.parent.name}.__init__ that {a.cls.name} would skip is only plain "

@@ -111,6 +111,27 @@ def test_nothing_to_gain_when_only_plain_assignments_would_be_skipped(tmp_path):
     assert decide(a, None, Limits(plain_gain=True)).rule == "DC501"
 
 
+SKIPS_NOTHING = {"base.py": "class Parent:\n    def __init__(self, n):\n        self.n = n\n\n    def unused(self):\n        return 0\n",
+                 "child.py": "from .base import Parent\n\n\nclass Child(Parent):\n    def total(self):\n        return self.n\n"}
+
+
+def test_any_gain_decouples_a_class_that_skips_no_init_work(tmp_path):
+    """Child runs all of Parent.__init__: nothing to gain by default, and --plain-gain does not
+    change that; --any-gain decouples it (it sheds Parent.unused)."""
+    a, v = analyse(tmp_path, SKIPS_NOTHING)
+    assert (v.decision, v.rule) == ("decline", "DC505") and "never runs work" in v.reason
+    assert decide(a, None, Limits(plain_gain=True)).rule == "DC505"
+    assert decide(a, None, Limits(any_gain=True)).rule == "DC501"
+    assert decide(a, None, Limits(plain_gain=True, any_gain=True)).rule == "DC501"
+
+
+def test_near_miss_any_gain_still_declines_a_class_that_uses_everything(tmp_path):
+    files = dict(SKIPS_NOTHING, **{"child.py": SKIPS_NOTHING["child.py"] + "\n    def twice(self):\n        return self.unused()\n"})
+    a, v = analyse(tmp_path, files)
+    v = decide(a, None, Limits(max_copied_share=1.0, any_gain=True))
+    assert v.rule == "DC505" and "uses every member" in v.reason
+
+
 @pytest.mark.parametrize("dropped", ["[0] * n", "list(range(n))", "Pool(n)", "[i for i in range(n)]", "load(n)"])
 def test_near_miss_real_work_is_worth_it(tmp_path, dropped):
     files = {"base.py": PLAIN["base.py"].replace("self.startnode = n", f"self.startnode = {dropped}"), "child.py": PLAIN["child.py"]}
