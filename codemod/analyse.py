@@ -26,7 +26,7 @@ from .rules import (
     drop_same_as_base, drop_unprovided, hazard_class_name_string, hazard_except_clause, hazard_isinstance, hazard_match_class,
     hazard_exported_parent, hazard_metaclass, hazard_mro_membership, hazard_type_list,
     keep_base_hooks, keep_child_reads, keep_implicit_dunder, keep_kept_method_reads, keep_outside_use, keep_super_target,
-    unsafe_attribute_hooks, unsafe_class_keyword, unsafe_dynamic_access, unsafe_generic_base,
+    unsafe_attribute_hooks, unsafe_class_keyword, unsafe_dynamic_access, unsafe_generic_base, unsafe_slots,
 )
 from .rules.rewrite_inline_init import find_super_init, generates_init
 from .rules.verdict_already_decoupled import former_parent
@@ -78,6 +78,7 @@ class Analyzer:
         hazard_metaclass.check(a)
         hazard_exported_parent.check(st)
         unsafe_class_keyword.check(a)
+        unsafe_slots.check(a)
         unsafe_attribute_hooks.check_staying(st)
         unsafe_dynamic_access.check_staying(st)
         unsafe_generic_base.check(st)

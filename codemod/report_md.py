@@ -140,7 +140,9 @@ def _risk(c: dict) -> list[str]:
                "`x.__dict__`, `dir(x)`) outside the class's own code, that calls another class's method unbound "
                "on an instance (`Other.method(obj)`), or that makes a subclass at run time from computed bases "
                "(`type(name, bases, ns)`) or assigns an object's `__class__`. A dropped member reached only that way "
-               "would fail at run time (DC108's known problems).")
+               "would fail at run time (DC108's known problems). Nor are type tests against a class held in a "
+               "variable (`issubclass(obj, found)` over `globals()`), which no longer see the class as a subclass of "
+               "the parent (DC201's known problems).")
     out.append("")
     return out
 

@@ -18,6 +18,7 @@ from .ast_util import dotted_name
 from .hasattr_tests import lacking_partner
 from .index import ClassInfo, Index, ModuleInfo, enclosing, enclosing_def, scope_of
 from .model import Receiver
+from .type_annotations import PLAIN_METACLASSES
 from .type_exprs import EXACT, UNREACHED, Types, annotation_types
 
 YES, MAYBE, NO = Receiver.YES, Receiver.MAYBE, Receiver.NO
@@ -42,7 +43,8 @@ class Relation:
 
     def of(self, qual: str) -> str:
         """YES: is C or a subclass; MAYBE: an ancestor, a class that a subclass of C also derives
-        from, or a name that is not a class (of the tree, or from outside it); NO: unrelated."""
+        from, a metaclass (its instances are classes, C among them), or a name that is not a class
+        (of the tree, or from outside it); NO: unrelated."""
         if qual not in self._verdicts:
             self._verdicts[qual] = self._of(qual)
         return self._verdicts[qual]
@@ -57,11 +59,20 @@ class Relation:
             qual = qual[len(EXACT):]
         if qual == self.target.qualname or self.target.qualname in self._ancestors_of(qual):
             return YES
+        if self._metaclass(qual):
+            return MAYBE  # a class object, which may be C itself: its class attributes and methods are read on it
         if self._not_a_class(qual):
             return MAYBE  # a type alias, a TypeVar, a variable bound to a class: it may be C
         if not exact and (qual in self.ancestors or qual in self.joint):
             return MAYBE
         return NO
+
+    def _metaclass(self, qual: str) -> bool:
+        """Whether ``qual`` is ``type``, a metaclass of the standard library or one of the tree's."""
+        if qual in PLAIN_METACLASSES:
+            return True
+        cls = self.index.resolve_class(qual)
+        return cls is not None and bool(PLAIN_METACLASSES & set(self.index.ancestors(cls)))
 
     def _not_a_class(self, qual: str) -> bool:
         """Whether ``qual`` names no class: neither one of the tree nor a name from outside it."""

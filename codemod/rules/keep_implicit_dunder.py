@@ -1,17 +1,20 @@
-"""DC104 implicit-dunder: keep the parent's special methods that Python calls without a visible call.
+"""DC104 implicit-dunder: keep the parent's special methods and attributes, which are used without being named.
 
 ## What it does
-Keeps every special method of the parent that Python invokes implicitly (``__repr__``,
-``__eq__``, ``__hash__``, ``__len__``, ``__iter__``, ``__call__``, ``__enter__``, ...)
-unless the class defines it itself.
+Keeps every member of the parent whose name starts and ends with ``__`` (``__repr__``,
+``__eq__``, ``__iter__``, ``__next__``, ``__get__``, ``__set_name__``, ``__add__``,
+``__hash__ = None``, ``__match_args__``, ...) unless the class defines it itself. Not kept
+here: ``__init__`` (the slice decides what of it runs), ``__slots__`` (refused: DC305) and
+the names Python gives every class anyway (``__doc__``, ``__module__``, ``__qualname__``).
 
 ## Why
-Their uses (``repr(x)``, ``x == y``, ``with x:``) never name the method, so no search for
-``.name`` would find them.
+Their uses (``repr(x)``, ``x == y``, ``with x:``, ``next(it)``, a descriptor in a class body,
+which ``type`` hands to ``__set_name__``) never name them, so no search for ``.name`` would
+find them. The list is not closed: the standard library (``copy``, ``pickle``, ``os.fspath``)
+and other libraries (``__html__``, ``__array__``) call protocols of their own.
 
 ## Known problems
-Kept even where no instance of the class ever reaches such a use. Descriptors other than
-properties are not covered.
+Kept even where no instance of the class ever reaches such a use.
 
 ## Fix safety
 Keeping is always safe.
@@ -23,15 +26,15 @@ from ..model import Evidence
 
 ID = "DC104"
 NAME = "implicit-dunder"
-IMPLICIT_DUNDERS = {
-    "__repr__", "__str__", "__eq__", "__ne__", "__hash__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__",
-    "__len__", "__iter__", "__contains__", "__getitem__", "__setitem__", "__delitem__", "__call__", "__enter__",
-    "__exit__", "__aenter__", "__aexit__", "__del__", "__reduce__", "__getstate__", "__setstate__", "__copy__",
-    "__deepcopy__", "__format__", "__post_init__", "__class_getitem__",
-}
+NOT_HERE = {"__init__", "__slots__", "__doc__", "__module__", "__qualname__"}
 
 
 def run(st) -> None:
     for name, (m, owner) in st.a.members.items():
-        if m.kind == "method" and name in IMPLICIT_DUNDERS and name not in st.child_defines:
-            st.need(name, Evidence(owner.file, m.line, f"special method {name}, called implicitly by Python", ID))
+        if is_dunder(name) and name not in NOT_HERE and name not in st.child_defines:
+            what = "special method" if m.kind == "method" else "special attribute"
+            st.need(name, Evidence(owner.file, m.line, f"{what} {name}, used by Python without being named", ID))
+
+
+def is_dunder(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")

@@ -249,6 +249,8 @@ def remove_unused(tree: cst.Module, before: str, filename: str, cmod: ModuleInfo
     unused = sorted(names_of(findings(text, filename), "UnusedImport") - names_of(findings(before, filename), "UnusedImport"))
     if not unused:
         return text, [], []
+    if _reads_its_namespace(before):
+        return text, [], list(unused)  # globals(), vars(), dir(): every name of the module may be read
     exported = _all_names(cmod)
     drop, kept = set(), []
     for dotted in unused:
@@ -286,6 +288,14 @@ def remove_unused(tree: cst.Module, before: str, filename: str, cmod: ModuleInfo
         first = tree.body[0]
         tree = tree.with_changes(body=[first.with_changes(leading_lines=[l for l in first.leading_lines if l.comment is not None])] + list(tree.body[1:]))
     return tree.code, sorted(drop), kept
+
+
+def _reads_its_namespace(text: str) -> bool:
+    """Whether the module reads its own namespace as a whole, where a removed import would be missed."""
+    return bool(_NAMESPACE_READ.search(text))
+
+
+_NAMESPACE_READ = re.compile(r"\b(?:globals|vars|dir|locals)\(\s*\)")
 
 
 def _local(alias: cst.ImportAlias) -> str:

@@ -1,11 +1,11 @@
 """Patterns the real-world campaign found (docs/real-world.md), each in a few lines of our own.
 
-DC109 base-hooks, DC304 generic-base, and DC606 reparenting past a base that another base
-already brings.
+DC109 base-hooks, DC304 generic-base, DC305 slots, DC104 for ``__set_name__``, and DC606
+reparenting past a base that another base already brings.
 """
 
 import pytest
-from ruletools import analyse, hazards_of, kept_by, patch
+from ruletools import analyse, hazards_of, kept_by, patch, run_both
 
 FORMATTERS = """
 class Formatter:
@@ -99,3 +99,138 @@ def test_near_miss_a_plain_parent_with_a_plain_base(tmp_path):
     base = "class Base:\n    pass\n\n\nclass Box(Base):\n    def __init__(self, item):\n        self.item = item\n        self.pool = [0] * 9\n"
     a, v = analyse(tmp_path, {"box.py": base, "child.py": "from .box import Box\n\n\nclass Child(Box):\n    def get(self):\n        return self.item\n"})
     assert hazards_of(a, "DC304") == [] and v.decision == "decouple"
+
+
+# werkzeug's local proxies, in a few lines of our own: a descriptor class whose base lays out
+# its instances with __slots__ and learns its name from __set_name__.
+LOOKUPS = """
+class Lookup:
+    {slots}def __init__(self, f=None, fallback=None):
+        self.f = f
+        self.fallback = fallback
+        self.pool = [0] * 9
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, instance, owner=None):
+        return self if instance is None else (self.name, self.fallback)
+
+    def describe(self):
+        parts = [self.name]
+        if self.fallback is not None:
+            parts.append("with a fallback")
+        parts.append(repr(self.f))
+        return " ".join(parts)
+"""
+OP = """from .lookups import Lookup
+
+
+class Child(Lookup):
+    {slots}def __init__(self, f=None):
+        super().__init__(f)
+"""
+USE = """
+from pkg.child import Child
+
+
+class Proxy:
+    plus = Child(len)
+
+
+print(Proxy().plus)
+"""
+
+
+def test_a_base_with_slots_is_refused(tmp_path):
+    """With the base's slots gone, Child's own ``__slots__ = ()`` leaves no place for fallback."""
+    files = {"lookups.py": LOOKUPS.format(slots="__slots__ = ('f', 'fallback', 'pool', 'name')\n\n    "),
+             "child.py": OP.format(slots="__slots__ = ()\n\n    ")}
+    a, v = analyse(tmp_path, files)
+    assert (v.decision, v.rule) == ("unsafe", "DC509")
+    assert hazards_of(a, "DC305") == ["Lookup defines __slots__, where Child's instances keep its attributes: after reparenting, "
+                                      "Child's own __slots__ leave no place for them"]
+    assert "Lookup defines __slots__" in v.reason
+
+
+def test_near_miss_slots_in_the_base_only_move_into_the_dict(tmp_path):
+    """Child has no __slots__, so it has a __dict__ already: decoupled, with a note."""
+    files = {"lookups.py": LOOKUPS.format(slots="__slots__ = ('f', 'fallback', 'pool', 'name')\n\n    "), "child.py": OP.format(slots="")}
+    before, after, patched = run_both(tmp_path, files, USE)
+    assert patched is not None and before == after == "('plus', None)\n"
+    a, v = analyse(tmp_path / "again", files)
+    assert v.rule == "DC501" and hazards_of(a, "DC305") == [
+        "Lookup's __slots__ no longer hold the attributes of Child's instances: they move into each instance's __dict__ (seen by vars() and __dict__)"]
+
+
+def test_set_name_runs_on_a_descriptor_in_a_class_body(tmp_path):
+    """Nothing calls ``__set_name__`` by name: ``type`` does, for Child(len) in Proxy's body."""
+    files = {"lookups.py": LOOKUPS.format(slots=""), "child.py": OP.format(slots="")}
+    before, after, patched = run_both(tmp_path, files, USE)
+    assert patched is not None and "def __set_name__" in patched
+    assert before == after == "('plus', None)\n"
+
+
+REGISTRY = """
+class Error(Exception):
+    code = None
+
+    def __init__(self, description=None):
+        super().__init__()
+        self.description = description
+        self.pool = [0] * 9
+
+
+class BadRequest(Error):
+    code = 400
+
+    def __init__(self, description=None):
+        super().__init__(description)
+        self.extra = [1] * 9
+"""
+CHILD_REGISTERED = """from .errors import BadRequest, Error
+
+
+class Child(BadRequest, KeyError):
+    def __init__(self, description=None):
+        super().__init__(description)
+
+
+by_code = {400: BadRequest}
+for obj in list(globals().values()):
+    if isinstance(obj, type) and issubclass(obj, Error) and obj.code is not None:
+        old = by_code.get(obj.code)
+        if not issubclass(obj, old):
+            by_code[obj.code] = obj
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="a type test against a class held in a variable is not seen (DC201's known problems)")
+def test_a_registry_of_the_most_derived_class(tmp_path):
+    """werkzeug's default_exceptions, in a few lines: a code's entry is replaced only by a class
+    that is not a subclass of the one there, which the reparented class no longer is."""
+    files = {"errors.py": REGISTRY, "child.py": CHILD_REGISTERED}
+    script = "from pkg.child import by_code\nprint(by_code[400].__name__)\n"
+    before, after, patched = run_both(tmp_path, files, script)
+    assert patched is None or before == after
+
+
+def test_a_class_attribute_read_on_a_class_object(tmp_path):
+    """``isinstance(obj, type)`` makes ``obj`` a class, which may be Child: its ``code`` is a use."""
+    child = ("from .errors import BadRequest\n\n\nclass Child(BadRequest, KeyError):\n"
+             "    def __init__(self, description=None):\n        super().__init__(description)\n\n\n"
+             "def codes(objs):\n    return sorted(obj.code for obj in objs if isinstance(obj, type) and getattr(obj, 'code', None))\n")
+    script = "from pkg.child import Child, codes\nprint(codes([Child, Child(), 400]))\n"
+    before, after, patched = run_both(tmp_path, {"errors.py": REGISTRY, "child.py": child}, script)
+    assert before == after == "[400]\n"
+    assert patched is not None and "code = 400" in patched
+
+
+def test_an_import_stays_where_the_module_reads_its_namespace(tmp_path):
+    """After reparenting, BadRequest is unused in child.py; but globals() sees every name. (The
+    new base's import adds one, which cannot be helped.)"""
+    child = ("from .errors import BadRequest\n\n\nclass Child(BadRequest, KeyError):\n"
+             "    def __init__(self, description=None):\n        super().__init__(description)\n\n\n"
+             "def names():\n    return 'BadRequest' in globals()\n")
+    before, after, patched = run_both(tmp_path, {"errors.py": REGISTRY, "child.py": child}, "from pkg.child import names\nprint(names())\n")
+    assert patched is not None and before == after == "True\n"

@@ -125,6 +125,15 @@ def test_any_gain_decouples_a_class_that_skips_no_init_work(tmp_path):
     assert decide(a, None, Limits(plain_gain=True, any_gain=True)).rule == "DC501"
 
 
+def test_near_miss_any_gain_still_declines_under_a_parent_without_init(tmp_path):
+    """Child's super().__init__() runs Base.__init__, past Parent: not something to rewrite."""
+    files = {"base.py": "class Base:\n    def __init__(self, n):\n        self.n = n\n\n\nclass Parent(Base):\n    def unused(self):\n        return 0\n",
+             "child.py": "from .base import Parent\n\n\nclass Child(Parent):\n    def __init__(self, n):\n        super().__init__(n)\n"}
+    a, v = analyse(tmp_path, files)
+    assert "has no __init__ work to skip" in v.reason
+    assert decide(a, None, Limits(max_copied_share=1.0, any_gain=True)).rule == "DC505"
+
+
 def test_near_miss_any_gain_still_declines_a_class_that_uses_everything(tmp_path):
     files = dict(SKIPS_NOTHING, **{"child.py": SKIPS_NOTHING["child.py"] + "\n    def twice(self):\n        return self.unused()\n"})
     a, v = analyse(tmp_path, files)
