@@ -25,7 +25,8 @@ YES, MAYBE, NO = Receiver.YES, Receiver.MAYBE, Receiver.NO
 SHOWN, UNKNOWN = "shown", "unknown"  # how strongly a use on a receiver is established
 _UNSET = object()
 _UNKNOWN_TYPES = {"Any", "object", "typing.Any", "builtins.object"}
-_OUTSIDE_PLAIN = {"None"}  # unqualified names that still name no C
+_OUTSIDE_PLAIN = {"None"}
+_TYPE_ALIASES = {"typing.Type", "Type", "typing_extensions.Type"}  # Type[K]: the class K or a subclass, as an object  # unqualified names that still name no C
 
 
 @dataclass
@@ -68,8 +69,9 @@ class Relation:
         return NO
 
     def _metaclass(self, qual: str) -> bool:
-        """Whether ``qual`` is ``type``, a metaclass of the standard library or one of the tree's."""
-        if qual in PLAIN_METACLASSES:
+        """Whether ``qual`` is ``type`` (also as ``Type[...]``), a metaclass of the standard library
+        or one of the tree's."""
+        if qual in PLAIN_METACLASSES or qual in _TYPE_ALIASES:
             return True
         cls = self.index.resolve_class(qual)
         return cls is not None and bool(PLAIN_METACLASSES & set(self.index.ancestors(cls)))

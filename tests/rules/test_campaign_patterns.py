@@ -234,3 +234,12 @@ def test_an_import_stays_where_the_module_reads_its_namespace(tmp_path):
              "def names():\n    return 'BadRequest' in globals()\n")
     before, after, patched = run_both(tmp_path, {"errors.py": REGISTRY, "child.py": child}, "from pkg.child import names\nprint(names())\n")
     assert patched is not None and before == after == "True\n"
+
+
+@pytest.mark.parametrize("ann", ["type[BadRequest]", "Type[BadRequest]", "'type[BadRequest]'"])
+def test_a_class_attribute_read_on_a_parameter_typed_as_a_class(tmp_path, ann):
+    child = ("from typing import Type\n\nfrom .errors import BadRequest\n\n\nclass Child(BadRequest, KeyError):\n"
+             "    def __init__(self, description=None):\n        super().__init__(description)\n\n\n"
+             f"def code_of(k: {ann}):\n    return k.code\n")
+    before, after, patched = run_both(tmp_path, {"errors.py": REGISTRY, "child.py": child}, "from pkg.child import Child, code_of\nprint(code_of(Child))\n")
+    assert before == after == "400\n"
