@@ -32,7 +32,7 @@ import re
 
 import libcst as cst
 
-from ..ast_util import child_blocks, resolve_relative
+from ..ast_util import child_blocks, dotted_name, resolve_relative
 from ..check import findings, names_of
 from ..cst_util import code_of
 from ..errors import UnsafeError
@@ -329,4 +329,6 @@ def _imported_elsewhere(index: Index, cmod: ModuleInfo, name: str) -> bool:
             if isinstance(node, ast.ImportFrom) and any(a.name == name for a in node.names):
                 if resolve_relative(mod.name, mod.is_package, node.module, node.level) == cmod.name:
                     return True
+            elif isinstance(node, ast.Attribute) and node.attr == name and dotted_name(node.value) and mod.qualify(node.value) == cmod.name:
+                return True  # import pkg.mod; pkg.mod.name
     return False

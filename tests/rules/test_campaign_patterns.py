@@ -243,3 +243,11 @@ def test_a_class_attribute_read_on_a_parameter_typed_as_a_class(tmp_path, ann):
              f"def code_of(k: {ann}):\n    return k.code\n")
     before, after, patched = run_both(tmp_path, {"errors.py": REGISTRY, "child.py": child}, "from pkg.child import Child, code_of\nprint(code_of(Child))\n")
     assert before == after == "400\n"
+
+
+def test_an_import_stays_where_another_module_reads_it_as_an_attribute(tmp_path):
+    child = ("from .errors import BadRequest\n\n\nclass Child(BadRequest, KeyError):\n"
+             "    def __init__(self, description=None):\n        super().__init__(description)\n")
+    files = {"errors.py": REGISTRY, "child.py": child, "other.py": "import pkg.child\n\n\ndef base():\n    return pkg.child.BadRequest.__name__\n"}
+    before, after, patched = run_both(tmp_path, files, "from pkg.other import base\nprint(base())\n")
+    assert patched is not None and before == after == "BadRequest\n"
