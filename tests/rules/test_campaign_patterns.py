@@ -251,3 +251,47 @@ def test_an_import_stays_where_another_module_reads_it_as_an_attribute(tmp_path)
     files = {"errors.py": REGISTRY, "child.py": child, "other.py": "import pkg.child\n\n\ndef base():\n    return pkg.child.BadRequest.__name__\n"}
     before, after, patched = run_both(tmp_path, files, "from pkg.other import base\nprint(base())\n")
     assert patched is not None and before == after == "BadRequest\n"
+
+
+# pygments' lexers, in a few lines of our own: the metaclass merges `tokens` along the MRO.
+LEXERS = """
+class LexerMeta(type):
+    def merged(cls):
+        out = {}
+        for c in reversed(cls.__mro__):
+            out.update(c.__dict__.get("tokens", {}))
+        return out
+
+
+class Lexer(metaclass=LexerMeta):
+    def __init__(self, **options):
+        self.options = options
+
+
+class ThingLexer(Lexer):
+    url = "https://example.com/"
+    tokens = {"whitespace": [" "]}
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        self.pool = [0] * 9
+"""
+
+
+def test_a_metaclass_that_walks_the_mro_is_refused(tmp_path):
+    child = ("from .lexers import ThingLexer\n\n\nclass Child(ThingLexer):\n    tokens = {'root': ['x']}\n\n"
+             "    def __init__(self, **options):\n        super().__init__(**options)\n")
+    a, v = analyse(tmp_path, {"lexers.py": LEXERS, "child.py": child})
+    assert (v.decision, v.rule) == ("unsafe", "DC509")
+    assert hazards_of(a, "DC301") == ["cls.__mro__ in LexerMeta.merged, the metaclass that builds Child"]
+
+
+def test_near_miss_a_metaclass_that_only_counts(tmp_path):
+    lexers = LEXERS.replace('''        out = {}
+        for c in reversed(cls.__mro__):
+            out.update(c.__dict__.get("tokens", {}))
+        return out''', '''        return len(cls.tokens)''')
+    child = ("from .lexers import ThingLexer\n\n\nclass Child(ThingLexer):\n    tokens = {'root': ['x']}\n\n"
+             "    def __init__(self, **options):\n        super().__init__(**options)\n")
+    a, v = analyse(tmp_path, {"lexers.py": lexers, "child.py": child})
+    assert hazards_of(a, "DC301") == []
