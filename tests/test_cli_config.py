@@ -31,6 +31,26 @@ def test_pyproject_supplies_the_limits(tmp_path):
     assert code == 1 and out.startswith(FINDING)
 
 
+SKIPS_NOTHING = {
+    "pkg/__init__.py": "",
+    "pkg/base.py": "class Parent:\n    def __init__(self, n):\n        self.n = n\n\n    def unused(self):\n        return [self.n] * 3\n",
+    "pkg/child.py": "from pkg.base import Parent\n\n\nclass Child(Parent):\n    def total(self):\n        return self.n\n",
+}
+
+
+@pytest.mark.parametrize("how", ["flag", "file"])
+def test_any_gain_decouples_a_class_that_skips_no_init_work(tmp_path, how):
+    from conftest import write_files
+
+    tree = write_files(tmp_path / "tree", SKIPS_NOTHING)
+    code, out, err = run_cli(tree, "--class", "Child", "--check")
+    assert code == 0 and out == "" and "never runs work of Parent.__init__ that it could skip" in err
+    if how == "file":
+        (tree / "pyproject.toml").write_text("[tool.decouple]\nany-gain = true\n")
+    code, out, err = run_cli(tree, "--class", "Child", "--check", *(["--any-gain"] if how == "flag" else []))
+    assert code == 1 and out.startswith("pkg/child.py:4: Child would be decoupled from Parent"), err
+
+
 def test_command_line_selection_replaces_the_files(tmp_path):
     # The file's classes and parent go together: --class on the command line replaces both.
     tree = tree_with(tmp_path, '[tool.decouple]\nclasses = ["Nope"]\nparent = "Base"\n')
@@ -51,6 +71,7 @@ def test_a_pyproject_without_the_table_is_ignored(tmp_path):
     ('[tool.decouple]\nclass = ["Child"]\n', "unknown key 'class' in [tool.decouple]"),
     ('[tool.decouple]\nmax-copied-share = 2\n', "max-copied-share must be a number from 0 to 1, got 2"),
     ('[tool.decouple]\nplain-gain = "yes"\n', "plain-gain must be true or false"),
+    ('[tool.decouple]\nany-gain = 1\n', "any-gain must be true or false"),
     ('[tool]\ndecouple = 3\n', "tool.decouple must be a table"),
     ('[tool.decouple\nclasses = []\n', "not valid TOML"),
 ])
