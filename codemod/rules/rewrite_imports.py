@@ -5,7 +5,9 @@ pyflakes says which names the rewritten module now lacks and which imports it no
 uses. A missing name is imported from where the parent's module gets it (under
 ``if TYPE_CHECKING:`` when the parent imports it only there), or from the parent's module
 when it is defined there. An import that became unused is removed, unless the module
-re-exports it through ``__all__`` or another module of the checkout imports it from here.
+re-exports it through ``__all__``, another module of the checkout imports it from here or
+reads it as an attribute of this module (``pkg.mod.Name``), or the module reads its own
+namespace whole (``globals()``, ``vars()``, ``dir()``).
 New imports go into the module's import block in isort's order, merged into an existing
 ``from module import ...`` line, in black's layout.
 
@@ -13,6 +15,7 @@ New imports go into the module's import block in isort's order, merged into an e
 The inlined and copied code must find the same names; leftovers would fail the checks.
 
 ## Known problems
+The import of the new base adds a name to the module's namespace, which ``globals()`` sees.
 A name that the class's module already binds to something else is not detected (the
 inlined code would use the class module's binding). libcst's ``AddImportsVisitor`` places
 new imports right after ``__future__`` imports and does not merge into an import block
