@@ -6,11 +6,12 @@ Declines when the class uses every member of the parent and every statement of i
 has none), or when what it would drop is only plain assignments: no loop, comprehension,
 ``[x] * n``, and no call other than a cheap conversion or check (``int``, ``len``,
 ``isinstance``...) or an empty container (``dict()``). ``--plain-gain`` turns the last test
-off; ``--any-gain`` also the second where the parent has an ``__init__``: the class then sheds
+off; ``--any-gain`` also the second: the class then sheds
 only the parent's members it does not use (a design change; the campaign's ``--stress`` uses
-it to put the analysis of members before the libraries' own tests). A parent without one
-still declines: the class's ``super().__init__()`` reaches the new base's, which the rewrite
-does not keep (markdown's ``HtmlInlineProcessor``, werkzeug's ``BadRequest``).
+it to put the analysis of members before the libraries' own tests). Under a parent without an
+``__init__``, a class whose ``__init__`` calls the parent's still declines: that call reaches
+the new base's, which the rewrite does not keep (markdown's ``HtmlInlineProcessor``,
+werkzeug's ``BadRequest``).
 
 ## Why
 The change would alter a (possibly public) class hierarchy without saving anything real at
@@ -44,7 +45,10 @@ def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
     if len(a.kept) == len(a.members) and init["statements_kept"] == init["statements_total"]:
         return Verdict(Decision.DECLINE, ID, f"nothing to gain: {a.cls.name} uses every member of {a.parent.name}")
     any_ok = limits is not None and limits.any_gain
-    if init["statements_kept"] == init["statements_total"] and not (any_ok and init["statements_total"]):
+    # Under a parent without __init__, C's super().__init__() runs the new base's, which the
+    # rewrite would not keep calling.
+    reaches_base = not init["statements_total"] and (a.super_init_stmt is not None or a.generated_init)
+    if init["statements_kept"] == init["statements_total"] and not (any_ok and not reaches_base):
         return Verdict(Decision.DECLINE, ID, (
             f"nothing to gain: {a.cls.name} never runs work of {a.parent.name}.__init__ that it could skip"
             if init["statements_total"] else f"nothing to gain: {a.parent.name} has no __init__ work to skip"

@@ -134,6 +134,13 @@ def test_near_miss_any_gain_still_declines_under_a_parent_without_init(tmp_path)
     assert decide(a, None, Limits(max_copied_share=1.0, any_gain=True)).rule == "DC505"
 
 
+def test_any_gain_under_a_parent_without_init_when_the_class_does_not_call_one(tmp_path):
+    files = {"base.py": "class Base:\n    def __init__(self, n):\n        self.n = n\n\n\nclass Parent(Base):\n    def unused(self):\n        return 0\n",
+             "child.py": "from .base import Parent\n\n\nclass Child(Parent):\n    def total(self):\n        return self.n\n"}
+    a, v = analyse(tmp_path, files)
+    assert v.rule == "DC505" and decide(a, None, Limits(max_copied_share=1.0, any_gain=True)).rule == "DC501"
+
+
 def test_near_miss_any_gain_still_declines_a_class_that_uses_everything(tmp_path):
     files = dict(SKIPS_NOTHING, **{"child.py": SKIPS_NOTHING["child.py"] + "\n    def twice(self):\n        return self.unused()\n"})
     a, v = analyse(tmp_path, files)
