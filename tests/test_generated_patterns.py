@@ -4,7 +4,7 @@ A grammar composes a three-level hierarchy (``Base`` -> ``Parent`` -> ``Child``)
 seen in real code: the parent's ``__init__`` calling its own helpers and hooks through ``self``
 (some overridden by the child), an explicit ``Base.__init__(self, ...)``, bound methods stored
 while constructing, properties with setters, cached properties, special methods used
-implicitly, class attributes overridden in the child, keyword and ``**kwargs`` forwarding,
+implicitly (an operator among them), class attributes overridden in the child, keyword and ``**kwargs`` forwarding,
 default arguments, module helpers whose names the child's module binds to other objects,
 an exception family caught with ``except Parent`` elsewhere, an outside holder that gets the
 instance through a subclass's store, a store by other code, or ``c or None``, validations (``raise``,
@@ -63,7 +63,7 @@ def pieces(draw):
     p["hook"] = draw(st.sampled_from(["none", "parent", "child", "both"]))  # configure(): who defines it
     p["stores_handler"] = draw(st.booleans())
     p["property"] = draw(st.sampled_from(["none", "plain", "setter", "cached"]))
-    p["dunders"] = draw(st.lists(st.sampled_from(["__repr__", "__len__", "__eq__"]), max_size=2, unique=True))
+    p["dunders"] = draw(st.lists(st.sampled_from(["__repr__", "__len__", "__eq__", "__add__"]), max_size=2, unique=True))
     p["class_attr"] = draw(st.sampled_from(["none", "same", "overridden"]))
     p["forward"] = draw(st.sampled_from(["positional", "keyword", "default", "kwargs"]))
     p["clash"] = draw(st.lists(st.sampled_from(["helper", "SCALE"]), max_size=2, unique=True))
@@ -135,8 +135,9 @@ def render(p) -> tuple[dict[str, str], str]:
         methods.append("    @functools.cached_property\n    def prop(self):\n        return self._prop * 3\n")
     for d in p["dunders"]:
         body = {"__repr__": "return f'P({self.label})'", "__len__": "return len(self.beta)",
-                "__eq__": "return isinstance(other, Parent) and self.label == other.label"}[d]
-        sig = "(self, other)" if d == "__eq__" else "(self)"
+                "__eq__": "return isinstance(other, Parent) and self.label == other.label",
+                "__add__": "return len(self.beta) + other"}[d]
+        sig = "(self, other)" if d in ("__eq__", "__add__") else "(self)"
         methods.append(f"    def {d}{sig}:\n        {body}\n")
     if "__eq__" in p["dunders"]:
         methods.append("    __hash__ = None\n")
@@ -209,7 +210,7 @@ def render(p) -> tuple[dict[str, str], str]:
                 continue
             row = []
             calls = ["c.look()", "peek(c)", "c.label_of('?')" if {p['fallback'] == 'label'} else "c.plan([1, 2])" if {p['fallback'] == 'plan'} else "0", "repr(c) if type(c).__repr__ is not object.__repr__ else 'default-repr'",
-                     "len(c) if hasattr(type(c), '__len__') else 'no-len'", "c == c", "c.name"]
+                     "len(c) if hasattr(type(c), '__len__') else 'no-len'", "c == c", "c + 1", "c.name"]
             if {p['hook'] in ('child', 'both')}:
                 calls += ["c.mode", "c.steps"]
             for call in calls:
