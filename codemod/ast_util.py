@@ -205,8 +205,8 @@ def names_bound(target: ast.AST) -> set[str]:
 
 def source_segment(text: str, node: ast.AST) -> str:
     """The source of ``node`` in ``text``, as ``ast.get_source_segment`` gives it: that one
-    splits the text into lines with a loop over its characters, some 30 ms for a module of
-    2,000 lines, at every call."""
+    splits the text into lines with a loop over its characters at every call (30 ms for a
+    module of 2,000 lines; one regex takes 2 ms)."""
     lines = _PARSER_LINE.findall(text)
     first, last = node.lineno - 1, node.end_lineno - 1
     if first == last:
