@@ -8,7 +8,7 @@ name: ``getattr(self, name)``, ``setattr(self, name, v)``, ``hasattr``/``delattr
 non-literal name, ``vars(self)`` or ``self.__dict__``; or when a metaclass of the tree that
 builds the class (set on it or on a class that stays in its MRO, and that metaclass's bases)
 does so to the class it is given (``cls``), or walks that class's MRO (``cls.__mro__``,
-``cls.mro()``, ``inspect.getmro(cls)``): pygments' ``RegexLexerMeta`` merges the ``tokens``
+``cls.__bases__``, ``cls.mro()``, ``inspect.getmro(cls)``): pygments' ``RegexLexerMeta`` merges the ``tokens``
 of every class along it, so a parent's ``tokens`` is read without being named.
 
 ## Why
@@ -78,10 +78,10 @@ def _metaclasses(st) -> list:
 
 
 def _mro_walks(fn: ast.AST, sn: str) -> list[tuple[int, str]]:
-    """Where ``fn`` walks the MRO of its first parameter ``sn``."""
+    """Where ``fn`` walks the MRO, or the bases, of its first parameter ``sn``."""
     out = []
     for node in walk(fn):
-        if isinstance(node, ast.Attribute) and node.attr in ("__mro__", "mro") and isinstance(node.value, ast.Name) and node.value.id == sn:
+        if isinstance(node, ast.Attribute) and node.attr in ("__mro__", "__bases__", "mro") and isinstance(node.value, ast.Name) and node.value.id == sn:
             out.append((node.lineno, f"{sn}.{node.attr}"))
         elif (isinstance(node, ast.Call) and dotted_name(node.func) in ("inspect.getmro", "getmro") and node.args
               and isinstance(node.args[0], ast.Name) and node.args[0].id == sn):

@@ -278,12 +278,13 @@ class ThingLexer(Lexer):
 """
 
 
-def test_a_metaclass_that_walks_the_mro_is_refused(tmp_path):
+@pytest.mark.parametrize("walk", ["__mro__", "__bases__"])
+def test_a_metaclass_that_walks_the_mro_is_refused(tmp_path, walk):
     child = ("from .lexers import ThingLexer\n\n\nclass Child(ThingLexer):\n    tokens = {'root': ['x']}\n\n"
              "    def __init__(self, **options):\n        super().__init__(**options)\n")
-    a, v = analyse(tmp_path, {"lexers.py": LEXERS, "child.py": child})
+    a, v = analyse(tmp_path, {"lexers.py": LEXERS.replace("cls.__mro__", f"cls.{walk}"), "child.py": child})
     assert (v.decision, v.rule) == ("unsafe", "DC509")
-    assert hazards_of(a, "DC301") == ["cls.__mro__ in LexerMeta.merged, the metaclass that builds Child"]
+    assert hazards_of(a, "DC301") == [f"cls.{walk} in LexerMeta.merged, the metaclass that builds Child"]
 
 
 def test_near_miss_a_metaclass_that_only_counts(tmp_path):
