@@ -25,8 +25,8 @@ YES, MAYBE, NO = Receiver.YES, Receiver.MAYBE, Receiver.NO
 SHOWN, UNKNOWN = "shown", "unknown"  # how strongly a use on a receiver is established
 _UNSET = object()
 _UNKNOWN_TYPES = {"Any", "object", "typing.Any", "builtins.object"}
-_OUTSIDE_PLAIN = {"None"}
-_TYPE_ALIASES = {"typing.Type", "Type", "typing_extensions.Type"}  # Type[K]: the class K or a subclass, as an object  # unqualified names that still name no C
+_OUTSIDE_PLAIN = {"None"}  # unqualified names that still name no C
+_TYPE_ALIASES = {"typing.Type", "Type", "typing_extensions.Type"}  # Type[K]: the class K or a subclass, as an object
 
 
 @dataclass

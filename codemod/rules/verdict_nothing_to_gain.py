@@ -46,7 +46,7 @@ def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
         return Verdict(Decision.DECLINE, ID, f"nothing to gain: {a.cls.name} uses every member of {a.parent.name}")
     any_ok = limits is not None and limits.any_gain
     # Under a parent without __init__, C's super().__init__() runs the new base's, which the
-    # rewrite would not keep calling.
+    # rewrite would not keep calling; a generated __init__ is not looked into, so it declines too.
     reaches_base = not init["statements_total"] and (a.super_init_stmt is not None or a.generated_init)
     if init["statements_kept"] == init["statements_total"] and not (any_ok and not reaches_base):
         return Verdict(Decision.DECLINE, ID, (
