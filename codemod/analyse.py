@@ -26,7 +26,7 @@ from .rules import (
     drop_same_as_base, drop_unprovided, hazard_class_name_string, hazard_except_clause, hazard_isinstance, hazard_match_class,
     hazard_exported_parent, hazard_metaclass, hazard_mro_membership, hazard_type_list,
     keep_base_hooks, keep_child_reads, keep_implicit_dunder, keep_kept_method_reads, keep_outside_use, keep_super_target,
-    unsafe_attribute_hooks, unsafe_class_keyword, unsafe_dynamic_access, unsafe_generic_base, unsafe_slots,
+    unsafe_attribute_hooks, unsafe_class_keyword, unsafe_dynamic_access, unsafe_generic_base, unsafe_init_call, unsafe_mro_walk, unsafe_slots,
 )
 from .rules.rewrite_inline_init import find_super_init, generates_init
 from .rules.verdict_already_decoupled import former_parent
@@ -65,7 +65,8 @@ class Analyzer:
         if parent is None:
             return ClassState(self.index, ClassAnalysis(cls, None, "builtins.object", former=former))
         chain, base_q = self._chain(parent, base)
-        a = ClassAnalysis(cls, parent, base_q, chain=chain)
+        extra = [_norm_object(b) for c in chain for b in c.bases[1:]]
+        a = ClassAnalysis(cls, parent, base_q, chain=chain, extra_bases=[b for b in extra if b != "builtins.object"])
         st = ClassState(self.index, a, self.all_uses, self.progress)
         for c in reversed(chain):
             for name, m in c.members.items():
@@ -84,9 +85,10 @@ class Analyzer:
         unsafe_generic_base.check(st)
         st.child_defines = {n for n, m in cls.members.items() if m.kind != "instance_attribute"}
         init = cls.methods.get("__init__")
-        a.super_init_stmt, a.super_init_call = find_super_init(init, parent) if init else (None, None)
+        a.super_init_stmt, a.super_init_call = find_super_init(self.index, cls, init, parent) if init else (None, None)
         a.generated_init = generates_init(cls)
         st.init_runs = (init is None and not a.generated_init) or a.super_init_stmt is not None
+        unsafe_init_call.check(st)
         keep_child_reads.run(st)
         keep_super_target.run(st)
         keep_base_hooks.run(st)
@@ -148,6 +150,7 @@ class Analyzer:
 def finish(st: ClassState) -> ClassAnalysis:
     drop_same_as_base.run(st)
     drop_unprovided.run(st)
+    unsafe_mro_walk.check(st)
     return st.a
 
 

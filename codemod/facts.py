@@ -262,6 +262,10 @@ def _as_load(node: ast.AST) -> ast.AST:
     return node
 
 
+# The key under which ``method_effects`` holds what an assignment to property NAME runs: NAME + SETTER.
+SETTER = ".setter"
+
+
 @dataclass
 class MethodEffects:
     """What calling ``self.m()`` does to the instance, through every ``self`` call it makes in turn."""
@@ -304,6 +308,7 @@ def method_effects(dispatch: dict[str, tuple[ast.FunctionDef, bool]]) -> dict[st
             if m in raising:
                 eff.validates.add(m)
             todo.extend(f.calls_methods)
+            todo.extend(a + SETTER for a in f.writes_attrs)  # an assignment that runs a setter calls it
         eff.calls = seen
         out[name] = eff
     return out

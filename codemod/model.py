@@ -149,6 +149,9 @@ class ClassAnalysis:
     parent: object | None  # index.ClassInfo
     base: str  # qualified name of the new base ("builtins.object" for none)
     chain: list = field(default_factory=list)  # P and any classes between P and B
+    # The chain's other bases (``class P(Mixin, Base)``: Mixin's place is taken by B, Base stays too):
+    # qualified names, in order; C keeps them after the new base.
+    extra_bases: list[str] = field(default_factory=list)
     former: str | None = None  # the parent a marker comment says the class was decoupled from
     inherits: bool = True  # the class really has P among its bases
     members: dict[str, tuple] = field(default_factory=dict)  # name -> (Member, owner ClassInfo)

@@ -123,6 +123,7 @@ def build_patches(index: Index, candidates: list[ClassAnalysis], markers: bool =
     """Rewrite each module holding a class to decouple, then check it.
 
     Returns the patches that passed, and the refusals by class (``id`` of its analysis)."""
+    from . import postconditions
     from .check import check_file
     from .rewrite import rewrite_module
 
@@ -142,6 +143,11 @@ def build_patches(index: Index, candidates: list[ClassAnalysis], markers: bool =
         problem = check_file(patch.before, patch.after, rel, patch.imports_kept)
         if problem:
             refusals.update({id(a): Refusal("", problem, "check") for a in group})
+            continue
+        broken = [(rule, msg) for a in group for rule, msg in postconditions.check(index, a, patch.after)]
+        if broken:
+            rule, msg = broken[0]
+            refusals.update({id(a): Refusal(rule, f"post-condition {rule}: {msg}", "check") for a in group})
             continue
         patch.encoding = index.tree.encodings.get(rel, "utf-8")
         patches.append(patch)

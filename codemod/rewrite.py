@@ -33,7 +33,7 @@ class ClassRewrite:
     c: Located  # the class's module
     p: Located  # the parent's module
     pinfo: ModuleInfo
-    base_ref: str | None  # how C's module spells B (None: object, no base)
+    base_refs: list[str]  # how C's module spells the bases that take P's place (none: object)
     parent_index: int  # which of C's bases is P
     aliases: dict = field(default_factory=dict)  # free name -> (alias, module, object): DC608
     moved: dict = field(default_factory=dict)  # id of a class statement -> parent statements placed after it: DC612
@@ -62,32 +62,44 @@ class ClassRewrite:
         return rewrite_reparent.apply(self, cd, marked=bool(inlined))
 
 
-def base_reference(index, a: ClassAnalysis) -> tuple[str | None, tuple[str, str, str | None] | None]:
-    """How C's module spells the new base, and the import it needs (module, name, alias), if any."""
-    if a.base in ("builtins.object", "object") or _covered_by_other_bases(index, a):
+def base_references(index, a: ClassAnalysis) -> tuple[list[str], list[tuple[str, str, str | None]]]:
+    """How C's module spells each base that takes P's place (the new base, then the chain's other
+    bases), and the imports they need (module, name, alias)."""
+    refs, imports = [], []
+    for q in [a.base] + list(a.extra_bases):
+        ref, imp = _reference(index, a, q)
+        if ref is not None and ref not in refs:
+            refs.append(ref)
+        if imp:
+            imports.append(imp)
+    return refs, imports
+
+
+def _reference(index, a: ClassAnalysis, q: str) -> tuple[str | None, tuple[str, str, str | None] | None]:
+    if q in ("builtins.object", "object") or _covered_by_other_bases(index, a, q):
         return None, None
     cmod = a.cls.module
-    for local, q in cmod.imports.items():
-        if q == a.base:
+    for local, imported in cmod.imports.items():
+        if imported == q:
             return local, None
-    module, _, name = a.base.rpartition(".")
-    if module == cmod.name:
+    module, _, name = q.rpartition(".")
+    if module in (cmod.name, "builtins"):
         return name, None
-    target = index.resolve_class(a.base)
+    target = index.resolve_class(q)
     if target is not None and target.module.name != module:
         module = target.module.name
     alias = rewrite_bind_names.base_alias(cmod, name, module)
     return alias, (module, name, alias if alias != name else None)
 
 
-def _covered_by_other_bases(index, a: ClassAnalysis) -> bool:
-    """Whether another base of C already derives from the new base: C then keeps the new base
-    through it, and naming it before that base would make C's MRO inconsistent."""
+def _covered_by_other_bases(index, a: ClassAnalysis, q: str) -> bool:
+    """Whether another base of C already derives from ``q``: C then keeps ``q`` through it, and
+    naming it before that base would make C's MRO inconsistent."""
     for b in a.cls.bases:
         if index._same_class(b, a.parent):
             continue
         other = index.resolve_class(b)
-        if b == a.base or (other is not None and (other.qualname == a.base or a.base in index.ancestors(other))):
+        if b == q or (other is not None and (other.qualname == q or q in index.ancestors(other))):
             return True
     return False
 
@@ -107,14 +119,13 @@ def rewrite_module(index, analyses: list[ClassAnalysis], markers: bool = True, p
         pinfo = a.parent.module
         if pinfo.rel not in parents:
             parents[pinfo.rel] = Located.parse(pinfo.text, pinfo.tree)
-        ref, imp = base_reference(index, a)
-        if imp:
-            needed_bases.append(imp)
+        refs, imps = base_references(index, a)
+        needed_bases.extend(imps)
         pidx = next(i for i, b in enumerate(a.cls.bases) if index._same_class(b, a.parent))
         node = here.compound.get(a.cls.node.lineno)
         if not isinstance(node, cst.ClassDef):
             node = next(n for n in here.compound.values() if isinstance(n, cst.ClassDef) and n.name.value == a.cls.name)
-        rewriters[id(node)] = ClassRewrite(a, here, parents[pinfo.rel], pinfo, ref, pidx, rewrite_bind_names.plan(index, a), markers=markers)
+        rewriters[id(node)] = ClassRewrite(a, here, parents[pinfo.rel], pinfo, refs, pidx, rewrite_bind_names.plan(index, a), markers=markers)
 
     class Apply(cst.CSTTransformer):
         def visit_SimpleStatementLine(self, node):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 from .ast_util import Pos, bind_arguments, dotted_name, first_param, is_docstring, is_super_call, pos, walk
-from .facts import Facts, MethodEffects, collect
+from .facts import SETTER, Facts, MethodEffects, collect
 from .model import SideEffect, SliceResult
 from .rules import (
     effect_allocation, effect_call, effect_construction, effect_outside_write, effect_registration,
@@ -38,8 +38,10 @@ _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, 
 class Slicer:
     def __init__(self, fn: ast.FunctionDef, selfname: str, *, consts: dict[str, object], foreign_classes: set[str], keep_super: bool,
                  skip: set[Pos] = frozenset(), replace: dict | None = None, methods: dict[str, MethodEffects] | None = None,
-                 for_effect=None):
+                 for_effect=None, setters: dict[str, MethodEffects] | None = None):
         self.fn = fn
+        # What ``self.X = v`` runs where X is a property with a setter: the assignment is a call.
+        self.setters = setters or {}
         # statement, facts -> (rule id, why) when the statement must run for its effect alone
         # (a validation, a hand-off of the instance), or None.
         self.for_effect = for_effect
@@ -213,7 +215,8 @@ class Slicer:
             return live
         f = self.facts(s)
         defs = {("A", a) for a in f.writes_attrs | f.mutates_attrs} | {("L", n) for n in f.writes_locals | f.mutates_locals}
-        effects = [self.methods[m] for m in f.calls_methods if m in self.methods]
+        runs_setters = [self.setters[a] for a in f.writes_attrs if a in self.setters]
+        effects = [self.methods[m] for m in f.calls_methods if m in self.methods] + runs_setters
         defs |= {("A", a) for eff in effects for a in eff.writes}
         runs_staying_code = any(eff.stays for eff in effects)
         call = s.value if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) else None
@@ -231,6 +234,7 @@ class Slicer:
             self._keep(s)
             out = live - {("A", a) for a in f.writes_attrs} - {("L", n) for n in f.writes_locals}
             self._use(out, f, s.lineno)
+            out |= {("A", a) for eff in runs_setters for a in eff.reads}
             return out
         self._report(s)
         return live
@@ -302,12 +306,14 @@ def slice_parent_init(st) -> None:
     skip = {pos(f.parent_loop) for f in a.fusions}
     a.read_through = rewrite_read_through.find(st.index, a, init, sn) if a.fusions else {}
     for_effect = _for_effect(st, owner.module, sn, effects)
+    setters = st.setter_effects()
     res = Slicer(init, sn, consts=a.init_consts, foreign_classes=foreign, keep_super=keep_super, skip=skip,
-                 replace={p: v for p, (v, _) in a.read_through.items()}, methods=effects, for_effect=for_effect).run(needed)
+                 replace={p: v for p, (v, _) in a.read_through.items()}, methods=effects, for_effect=for_effect,
+                 setters=setters).run(needed)
     if a.fusions and any(rewrite_fuse_loops.read_after(init, f.parent_loop, f.attr, res, sn, a.read_through) for f in a.fusions):
         a.fusions, a.read_through = [], {}
         res = Slicer(init, sn, consts=a.init_consts, foreign_classes=foreign, keep_super=keep_super, methods=effects,
-                     for_effect=for_effect).run(needed)
+                     for_effect=for_effect, setters=setters).run(needed)
     a.read_through = {p: v for p, v in a.read_through.items() if p in res.kept}
     # A statement kept for its effect in an earlier round defines members the later rounds
     # keep (DC106), which then make it needed: it is still kept for its effect.
@@ -377,6 +383,7 @@ def _bind_consts(pinit: ast.FunctionDef, call: ast.Call) -> dict[str, object]:
 
 def init_providers(st) -> set[str]:
     """The methods whose assignments run while the class is constructed: ``__init__``, and the
-    parent's methods it reaches through ``self`` calls (unless the class overrides them)."""
-    reached = st.init_reach().calls
+    parent's methods it reaches through ``self`` calls and through assignments to properties
+    (their setters), unless the class overrides them."""
+    reached = {m[:-len(SETTER)] if m.endswith(SETTER) else m for m in st.init_reach().calls}
     return {"__init__"} | {m for m in reached if m not in st.child_defines or m in st.super_reached}

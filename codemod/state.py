@@ -12,7 +12,7 @@ import ast
 from dataclasses import dataclass, field
 
 from .ast_util import first_param, is_static, pos, walk
-from .facts import MethodEffects, collect, method_effects
+from .facts import SETTER, MethodEffects, collect, method_effects
 from .index import ClassInfo, Index, ModuleInfo
 from .model import ClassAnalysis, Evidence
 from .index import enclosing
@@ -51,6 +51,10 @@ class ClassState:
         a = self.a
         return {x for x in written if x in a.members and a.members[x][0].kind == "property" and x not in self.child_defines}
 
+    def setter_effects(self) -> dict:
+        """What an assignment ``self.X = ...`` runs, for each X whose setter is in C's MRO before the change."""
+        return {n[:-len(SETTER)]: e for n, e in self.method_effects().items() if n.endswith(SETTER)}
+
     def satisfied(self):
         """A test for attributes C provides itself (defines, or assigns on every path of its __init__)."""
         provided = self.child_defines | self.a.child_end_state
@@ -62,14 +66,18 @@ class ClassState:
         if self._effects is None:
             a = self.a
             dispatch: dict = {}
-            base = self.index.resolve_class(a.base) if a.base not in ("builtins.object", "object") else None
-            for q in reversed(([base.qualname] + self.index.ancestors(base)) if base is not None else []):
-                c = self.index.resolve_class(q)
-                if c is not None:
-                    dispatch.update({n: (fn, True) for n, fn in c.methods.items() if n != "__init__"})
+            for root in reversed([a.base] + a.extra_bases):
+                base = self.index.resolve_class(root) if root not in ("builtins.object", "object") else None
+                for q in reversed(([base.qualname] + self.index.ancestors(base)) if base is not None else []):
+                    c = self.index.resolve_class(q)
+                    if c is not None:
+                        dispatch.update({n: (fn, True) for n, fn in c.methods.items() if n != "__init__"})
             for c in reversed(a.chain):
                 dispatch.update({n: (fn, False) for n, fn in c.methods.items() if n != "__init__"})
             dispatch.update({n: (fn, True) for n, fn in a.cls.methods.items() if n != "__init__"})
+            # An assignment to a property runs its setter: ``NAME.setter`` stands for that call.
+            for c, stays in [(c, True) for c in self.staying_classes()[::-1]] + [(c, False) for c in a.chain[::-1]] + [(a.cls, True)]:
+                dispatch.update({f"{n}{SETTER}": (fn, stays) for n, fn in c.setters.items()})
             self._effects = method_effects(dispatch)
         return self._effects
 
@@ -80,7 +88,8 @@ class ClassState:
             init = self.a.parent_init
             if init is not None:
                 effects = self.method_effects()
-                for m in collect(init, first_param(init)).calls_methods:
+                f = collect(init, first_param(init))
+                for m in list(f.calls_methods) + [x + SETTER for x in f.writes_attrs]:
                     eff = effects.get(m)
                     if eff is not None:
                         reach.reads |= eff.reads
@@ -123,10 +132,11 @@ class ClassState:
         return reads
 
     def staying_roots(self) -> list[str]:
-        """The bases C keeps after reparenting, qualified: the new base (unless ``object``) and C's other bases."""
+        """The bases C keeps after reparenting, qualified: the new base (unless ``object``), the chain's
+        other bases, and C's other bases."""
         a = self.a
         roots = [a.base] if a.base not in ("builtins.object", "object") else []
-        return roots + [b for b in a.cls.bases if not self.index._same_class(b, a.parent)]
+        return roots + list(a.extra_bases) + [b for b in a.cls.bases if not self.index._same_class(b, a.parent)]
 
     def staying_classes(self) -> list[ClassInfo]:
         """The classes of the tree that stay in C's MRO after reparenting: the staying roots and

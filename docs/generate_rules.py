@@ -21,6 +21,7 @@ TARGET = REPO / "docs" / "rules.md"
 FAMILIES = (
     ("DC1", "Keep a member"), ("DC15", "Drop a member"), ("DC2", "Hazards: decline"), ("DC3", "Unsafe: refuse"),
     ("DC4", "Side effects that no longer run (reported)"), ("DC5", "Verdicts"), ("DC6", "Rewrite rules"),
+    ("DC7", "Post-conditions: the patched class against the original"),
 )
 
 

@@ -10,6 +10,10 @@ are inlined, the moved code would use the wrong object: the name is then importe
 alias (``from <where the parent's module gets it> import <name> as <name>_<module>``) and the
 moved code is renamed to the alias. A name the class's module does not bind at all is left
 to the imports rule (DC607), which imports it from where the parent's module does.
+``super(X, obj)`` in moved code names where the lookup starts: X, the parent (the last class
+of the chain), becomes the class itself, whose ``super()`` now starts at the new base as the
+parent's did. A computed first argument (``type(self)``, ``self.__class__``) or a class inside
+a longer chain refuses the rewrite.
 
 ## Why
 Without it, a patch can compile, pass pyflakes and still call a different function: for
@@ -31,6 +35,8 @@ from __future__ import annotations
 
 import ast
 import builtins
+
+import libcst as cst
 
 from ..ast_util import child_blocks, first_param, pos, snake_case, walk
 from ..errors import UnsafeError
@@ -184,3 +190,43 @@ def _function_free(fn: ast.FunctionDef, class_level: set[str]) -> set[str]:
     body = set().union(*(_loads(s) for s in fn.body)) if fn.body else set()
     header = set().union(*(_loads(e) for e in in_class_body)) if in_class_body else set()
     return (body - _bound_in(fn)) | (header - class_level)
+
+
+class _SuperTargets(cst.CSTTransformer):
+    """``super(X, obj)`` in moved code: X names where the lookup starts, so it must name the
+    class the code now sits in. Only the last class of the chain (the one right above the new
+    base) can become C: its ``super()`` starts at the new base, as C's now does."""
+
+    def __init__(self, a, module: ModuleInfo):
+        self.a = a
+        self.module = module
+
+    def leave_Call(self, original, updated):
+        f = updated.func
+        if not (isinstance(f, cst.Name) and f.value == "super" and len(updated.args) == 2):
+            return updated
+        first = updated.args[0].value
+        text = cst.Module([]).code_for_node(first)
+        cname = self.a.cls.name
+        try:
+            expr = ast.parse(text, mode="eval").body
+        except SyntaxError:  # pragma: no cover - libcst gave us an expression
+            expr = None
+        if not isinstance(expr, (ast.Name, ast.Attribute)) or (isinstance(expr, ast.Attribute) and expr.attr == "__class__"):
+            raise UnsafeError(f"moved code calls super({text}, ...), whose class is computed at run time; "
+                              f"in {cname} it would start the lookup elsewhere", ID)
+        q = self.module.qualify(expr)
+        chain = self.a.chain
+        last = chain[-1]
+        if q == last.qualname or (q.rsplit(".", 1)[-1] == last.name and len(chain) == 1):
+            return updated.with_changes(args=[updated.args[0].with_changes(value=cst.Name(cname)), updated.args[1]])
+        if any(q == c.qualname or q.rsplit(".", 1)[-1] == c.name for c in chain):
+            raise UnsafeError(f"moved code calls super({text}, ...), which starts inside the chain that {cname} no longer inherits", ID)
+        return updated
+
+
+def retarget_super(a, module: ModuleInfo, node):
+    """``node`` (code moved from ``module`` into C) with ``super(P, obj)`` as ``super(C, obj)``."""
+    if "super" not in cst.Module([]).code_for_node(node):
+        return node
+    return node.visit(_SuperTargets(a, module))

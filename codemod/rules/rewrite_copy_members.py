@@ -43,7 +43,7 @@ def apply(ctx, body):
     def bound(name, node):
         """The node with its free names that DC608 aliased renamed to their aliases."""
         mapping = {n: cst.Name(ctx.aliases[n][0]) for n in free.get(name, ()) if n in ctx.aliases}
-        return rename(node, mapping)
+        return rewrite_bind_names.retarget_super(a, ctx.pinfo, rename(node, mapping))
 
     for name in sorted(a.kept, key=lambda n: a.members[n][0].line):
         m, owner = a.members[name]

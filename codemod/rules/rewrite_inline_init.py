@@ -48,18 +48,36 @@ INIT_GENERATORS = {"dataclass", "dataclasses.dataclass", "attr.s", "attr.attrs",
 # ---- analysis ---------------------------------------------------------------------
 
 
-def find_super_init(init: ast.FunctionDef, parent) -> tuple[ast.stmt | None, ast.Call | None]:
-    """The statement of C.__init__ that calls P's __init__ (through super() or by name), and the call."""
+def find_super_init(index, cls, init: ast.FunctionDef, parent) -> tuple[ast.stmt | None, ast.Call | None]:
+    """The statement of C.__init__ that calls P's __init__, and the call: ``super().__init__(...)``,
+    ``super(C, self).__init__(...)``, or ``X.__init__(self, ...)`` where ``X`` is P under any name
+    the module binds it to (an alias, a module attribute)."""
     for node in walk(init):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             call = node.value
             f = call.func
             if isinstance(f, ast.Attribute) and f.attr == "__init__":
-                if is_super_call(f.value):
+                if is_super_call(f.value) and _super_of(index, cls, f.value):
                     return node, call
-                if dotted_name(f.value) and dotted_name(f.value).rsplit(".", 1)[-1] == parent.name:
+                if dotted_name(f.value) and names_class(index, cls.module, f.value, parent):
                     return node, call
     return None, None
+
+
+def _super_of(index, cls, call: ast.Call) -> bool:
+    """Whether ``super(...)`` in C's method starts after C: no arguments, or C itself first."""
+    return not call.args or names_class(index, cls.module, call.args[0], cls)
+
+
+def names_class(index, module, expr: ast.AST, target) -> bool:
+    """Whether ``expr``, as ``module`` binds names, is the class ``target``."""
+    if dotted_name(expr) is None:
+        return False
+    q = module.qualify(expr)
+    if q == target.qualname:
+        return True
+    found = index.resolve_class(q)
+    return found is target or (found is not None and found.qualname == target.qualname)
 
 
 def generates_init(cls) -> bool:
@@ -85,7 +103,7 @@ def init_block(ctx) -> list[cst.BaseStatement]:
     mapping, prelude = _bindings(ctx, pinit)
     for name in rewrite_bind_names.inlined_free(a) & set(ctx.aliases):
         mapping.setdefault(name, cst.Name(ctx.aliases[name][0]))
-    stmts = [rename(s, mapping) for s in prelude + stmts] if stmts else []
+    stmts = [rewrite_bind_names.retarget_super(a, ctx.pinfo, rename(s, mapping)) for s in prelude + stmts] if stmts else []
     for d, r in a.moved:  # DC612: after the class's own repeat of the value they read
         ctx.moved.setdefault(id(ctx.c.lines.get(id(ctx.c.stmt(r)))), []).append(
             rename(ctx.p.lines[id(ctx.p.stmt(d))].with_changes(leading_lines=[]), mapping))

@@ -13,7 +13,7 @@ from codemod.discover import Tree
 from codemod.index import Index
 from codemod.model import ClassAnalysis, Verdict
 from codemod.pipeline import analyse_all, build_patches
-from codemod.verdict import decide
+from codemod.verdict import Limits, decide
 
 # A class that passes ``n`` to ``Parent.__init__`` and reads ``self.n``: what most rule cases need.
 CHILD_READING_N = """
@@ -47,16 +47,19 @@ def analyse(root: Path, files: dict[str, str], cls: str = "pkg.child:Child", par
     return a, decide(a)
 
 
-def patch(root: Path, files: dict[str, str], cls: str = "pkg.child:Child") -> tuple[str | None, Verdict]:
-    """(the patched text of the class's module, or None when nothing was patched; the final verdict)."""
+def patch(root: Path, files: dict[str, str], cls: str = "pkg.child:Child", stress: bool = False) -> tuple[str | None, Verdict]:
+    """(the patched text of the class's module, or None when nothing was patched; the final verdict).
+
+    ``stress``: decide as the campaigns' stress mode does (--max-copied-share 1 --plain-gain --any-gain)."""
     write(root, files)
     index = Index(Tree.open(root))
     [a] = analyse_all(index, (cls,), None, None)
-    v = decide(a)
+    limits = Limits(1.0, True, True) if stress else Limits()
+    v = decide(a, None, limits)
     if v.decision != "decouple":
         return None, v
     patches, refusals = build_patches(index, [a])
-    v = decide(a, refusals.get(id(a)))
+    v = decide(a, refusals.get(id(a)), limits)
     mine = [p.after for p in patches if p.rel == a.cls.file]
     return (mine[0] if mine else None), v
 

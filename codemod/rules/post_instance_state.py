@@ -1,0 +1,75 @@
+"""DC703 post-instance-state: refuse a patch after which an instance lacks an attribute it had, other than those dropped as unused.
+
+## What it does
+Compares what an instance of the class has before and after the patch, outside the analysis:
+the names its MRO's classes of the tree define (methods, properties, class attributes), and
+the attributes construction stores on it (``type(self).__init__`` followed through ``self.m()``,
+``super()``, ``X.m(self)``, property setters and data descriptors' ``__set__`` run by an
+assignment, ``setattr(self, "name", ...)``; every branch). A name the instance had that it no
+longer has refuses the patch, unless it is one of the parent's members that the analysis
+dropped as unused.
+
+## Why
+An assignment can run code: ``self.max_bs = max_bs`` runs a property's setter that also sets
+``capture_bs``. Dropping the assignment leaves an instance without attributes that the class
+reads, and nothing in the patched file is undefined for pyflakes to see.
+
+## Known problems
+Stores by computed name (``setattr(self, name, v)``, ``self.__dict__.update``) and stores made
+by code outside the class's MRO are not followed, before or after alike. Classes outside the
+tree contribute nothing.
+
+## Fix safety
+A post-condition: no patch is written (exit 3) when it fails.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..ast_util import first_param, walk
+from ..postconditions import Classes, Construction
+
+ID = "DC703"
+NAME = "post-instance-state"
+
+
+def check(ctx) -> None:
+    if ctx.old.error or ctx.new.error:
+        return  # DC701 reports it
+    name = ctx.a.cls.name
+    before = _class_level(ctx.old.infos)
+    after = _class_level(ctx.new.infos)
+    # A member proved unused may go, unless code that still runs on the class reads it.
+    may_go = ctx.dropped - self_reads([c for c in ctx.new.infos if c is not None])
+    lost = sorted(before - after - may_go - {"__init__"})
+    if lost:
+        ctx.violate(ID, f"after the patch {name} no longer has {', '.join(lost)}, which the analysis did not prove unused")
+    built_before = Construction(Classes(ctx.index), ctx.old).construct()
+    built_after = Construction(Classes(ctx.index, ctx.patched), ctx.new).construct()
+    unset = sorted(built_before - built_after - may_go - after)
+    if unset:
+        ctx.violate(ID, f"after the patch constructing {name} no longer sets {', '.join('self.' + x for x in unset)}, "
+                        f"which the analysis did not prove unused")
+
+
+def self_reads(infos) -> set[str]:
+    """What the methods of ``infos`` read as ``self.X`` or ``getattr(self, "X")``."""
+    out: set[str] = set()
+    for c in infos:
+        for fn in c.methods.values():
+            sn = first_param(fn)
+            if sn is None:
+                continue
+            for n in walk(fn):
+                if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) and n.value.id == sn:
+                    out.add(n.attr)
+                elif (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("getattr", "hasattr")
+                      and len(n.args) >= 2 and isinstance(n.args[0], ast.Name) and n.args[0].id == sn
+                      and isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str)):
+                    out.add(n.args[1].value)
+    return out
+
+
+def _class_level(infos) -> set[str]:
+    return {n for c in infos if c is not None for n, m in c.members.items() if m.kind != "instance_attribute"}

@@ -1,0 +1,72 @@
+"""DC702 post-super-targets: refuse a patch whose class names, as a ``super()`` or explicit method target, a class it no longer has.
+
+## What it does
+In the patched class body, every ``super(X, obj)`` must name a class of the class's new MRO
+(a first argument that is not a class name, such as ``type(self)`` or ``self.__class__``,
+cannot be checked and refuses), and every explicit ``X.method(self, ...)`` call, where ``self``
+is the method's first parameter and ``X`` was a class of the old MRO, must name a class of
+the new MRO.
+
+## Why
+Code moved from the parent keeps the parent's spelling: ``super(Heavy, self).__init__()``
+raises ``TypeError`` once ``Heavy`` is no longer a base, and ``BaseParser.__init__(self, g)``
+(the parent under an alias) would run the parent's whole ``__init__`` on an instance the
+analysis believes no longer runs it.
+
+## Known problems
+Only the class's own body is read; code elsewhere that calls ``P.method(instance)`` is the
+analysis' business (DC108). A name rebound locally to another class is resolved as the
+module binds it.
+
+## Fix safety
+A post-condition: no patch is written (exit 3) when it fails.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..ast_util import first_param, walk
+
+ID = "DC702"
+NAME = "post-super-targets"
+
+
+def check(ctx) -> None:
+    name = ctx.a.cls.name
+    for fn in ctx.after.node.body:
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        sn = first_param(fn)
+        for node in walk(fn):
+            if not isinstance(node, ast.Call):
+                continue
+            f = node.func
+            if isinstance(f, ast.Name) and f.id == "super" and len(node.args) == 2:
+                target = node.args[0]
+                if not isinstance(target, (ast.Name, ast.Attribute)) or _is_dynamic(target):
+                    ctx.violate(ID, f"{name}.{fn.name} calls super({ast.unparse(target)}, ...) (line {node.lineno}), "
+                                    f"whose class cannot be checked against {name}'s MRO")
+                    continue
+                q = _canonical(ctx, target)
+                if q not in ctx.new.names:
+                    ctx.violate(ID, f"{name}.{fn.name} calls super({ast.unparse(target)}, ...) (line {node.lineno}), "
+                                    f"but {ast.unparse(target)} is not in {name}'s MRO after the patch")
+            elif (isinstance(f, ast.Attribute) and sn and node.args and isinstance(node.args[0], ast.Name)
+                  and node.args[0].id == sn and isinstance(f.value, (ast.Name, ast.Attribute))):
+                q = _canonical(ctx, f.value)
+                if q in ctx.old.names and q not in ctx.new.names:
+                    ctx.violate(ID, f"{name}.{fn.name} calls {ast.unparse(f)}({sn}, ...) (line {node.lineno}), "
+                                    f"but {ast.unparse(f.value)} is not in {name}'s MRO after the patch")
+
+
+def _is_dynamic(expr: ast.AST) -> bool:
+    return isinstance(expr, ast.Attribute) and expr.attr == "__class__"
+
+
+def _canonical(ctx, expr: ast.AST) -> str:
+    from ..postconditions import Classes
+
+    q = ctx.patched.qualify(expr)
+    c = Classes(ctx.index, ctx.patched).resolve(q)
+    return c.qualname if c is not None else q

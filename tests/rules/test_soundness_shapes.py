@@ -1,0 +1,342 @@
+"""Shapes that gave behaviour-changing patches on code we did not write (issue 25, items 1-5).
+
+Each reduction is patched and run against the original in fresh interpreters (``run_both``):
+the transcripts must be equal, or the tool must refuse with the named rule. A near miss sits
+beside each. The last tests turn each fix off in turn and show that the post-conditions
+(DC701-DC704, ``codemod/postconditions.py``) alone still refuse the reduction.
+"""
+
+import pytest
+from ruletools import analyse, hazards_of, patch, run_both
+
+# A parent method the class does not need, so that the copies stay a small share (DC504).
+UNUSED = '''
+
+    def report(self):
+        lines = []
+        for k in sorted(vars(self)):
+            lines.append(k)
+        lines.append("end")
+        return "\\n".join(lines)
+'''
+
+TWO_BASES = {
+    "base.py": '''
+class Mixin:
+    def describe(self):
+        return type(self).__name__
+
+
+class BaseNode:
+    def __init__(self, children):
+        self.children = children
+
+
+class PyNode(Mixin, BaseNode):
+    def __init__(self, children):
+        super().__init__(children)
+        self.table = bytearray(1 << 16)
+''' + UNUSED,
+    "child.py": '''
+from .base import PyNode
+
+
+class Child(PyNode):
+    def first(self):
+        return self.children[0]
+'''}
+TWO_BASES_PROBE = "from pkg.child import Child\nc = Child([1, 2])\nprint(c.first(), c.describe(), isinstance(c, __import__('pkg.base').base.BaseNode))\n"
+
+BUILTIN_BASE = {
+    "base.py": '''
+class Item:
+    def label(self):
+        return "item"
+
+
+class _CustomDict(dict):
+    pass
+
+
+class Table(Item, _CustomDict):
+    def __init__(self):
+        super().__init__()
+        self.cache = bytearray(1 << 16)
+
+    def put(self, k, v):
+        dict.__setitem__(self, k, v)
+''' + UNUSED,
+    "child.py": '''
+from .base import Table
+
+
+class Child(Table):
+    def add(self, k):
+        self.put(k, 1)
+        return dict(self), self.label()
+'''}
+
+TWO_ARG_SUPER = {
+    "base.py": '''
+class Base:
+    def __init__(self):
+        self.ready = True
+
+
+def big():
+    return bytearray(1 << 16)
+
+
+class Heavy(Base):
+    def __init__(self, name):
+        super(Heavy, self).__init__()
+        self.name = name
+        self.cache = big()
+''' + UNUSED,
+    "child.py": '''
+from .base import Heavy
+
+
+class Child(Heavy):
+    def __init__(self, name):
+        super(Child, self).__init__(name)
+
+    def hello(self):
+        return self.name, self.ready
+'''}
+
+ALIAS_INIT = {
+    "base.py": '''
+class Parser:
+    def __init__(self, g):
+        self.g = g
+        self.table = self.build_table()
+        self.big = bytearray(1 << 16)
+
+    def build_table(self):
+        return {"g": self.g}
+''' + UNUSED,
+    "child.py": '''
+from .base import Parser as BaseParser
+
+
+class Child(BaseParser):
+    def __init__(self, g, c):
+        BaseParser.__init__(self, g)
+        self.c = c
+
+    def lookup(self):
+        return self.table["g"], self.c
+'''}
+
+MRO_WALK = {
+    "base.py": '''
+class Field:
+    default_error_messages = {"required": "This field is required."}
+
+    def __init__(self, required=True):
+        messages = {}
+        for c in reversed(self.__class__.__mro__):
+            messages.update(getattr(c, "default_error_messages", {}))
+        self.error_messages = messages
+        self.required = required
+        self.big = bytearray(1 << 16)
+''' + UNUSED,
+    "child.py": '''
+from .base import Field
+
+
+class Child(Field):
+    default_error_messages = {"invalid": "Enter a number."}
+
+    def __init__(self):
+        super().__init__()
+
+    def error(self, key):
+        return self.error_messages[key]
+'''}
+
+PROPERTY_SETTER = {
+    "base.py": '''
+class Runner:
+    def __init__(self, max_bs):
+        self.max_bs = max_bs
+        self.graphs = bytearray(1 << 16)
+
+    @property
+    def max_bs(self):
+        return self._max_bs
+
+    @max_bs.setter
+    def max_bs(self, v):
+        self._max_bs = v
+        self.capture_bs = list(range(1, v + 1))
+''' + UNUSED,
+    "child.py": '''
+from .base import Runner
+
+
+class Child(Runner):
+    def __init__(self, max_bs):
+        super().__init__(max_bs)
+
+    def sizes(self):
+        return self.capture_bs
+'''}
+
+DESCRIPTOR = {
+    "base.py": '''
+class Logged:
+    def __set_name__(self, owner, name):
+        self.name = "_" + name
+
+    def __get__(self, obj, owner=None):
+        return getattr(obj, self.name)
+
+    def __set__(self, obj, value):
+        setattr(obj, self.name, value)
+        obj.log = getattr(obj, "log", []) + [value]
+
+
+class Runner:
+    size = Logged()
+
+    def __init__(self, size):
+        self.size = size
+        self.graphs = bytearray(1 << 16)
+''' + UNUSED,
+    "child.py": '''
+from .base import Runner
+
+
+class Child(Runner):
+    def __init__(self, size):
+        super().__init__(size)
+
+    def history(self):
+        return self.log
+'''}
+
+
+def _with(files, **changes):
+    out = dict(files)
+    for name, (old, new) in changes.items():
+        assert old in out[name]
+        out[name] = out[name].replace(old, new)
+    return out
+
+
+CASES = [
+    pytest.param(TWO_BASES, TWO_BASES_PROBE, "class Child(Mixin, BaseNode):", id="parent-with-two-bases"),
+    pytest.param(BUILTIN_BASE, "from pkg.child import Child\nprint(Child().add('x'))\n", "class Child(Item, _CustomDict):",
+                 id="parent-with-a-builtin-among-its-bases"),
+    pytest.param(TWO_ARG_SUPER, "from pkg.child import Child\nprint(Child('a').hello())\n", "super(Child, self).__init__()",
+                 id="two-argument-super-in-moved-code"),
+    pytest.param(ALIAS_INIT, "from pkg.child import Child\nprint(Child(1, 2).lookup())\n", "self.table = self.build_table()",
+                 id="parent-init-called-through-an-alias"),
+    pytest.param(PROPERTY_SETTER, "from pkg.child import Child\nc = Child(3)\nprint(c.sizes(), c.max_bs)\n", "self.max_bs = max_bs",
+                 id="assignment-that-runs-a-property-setter"),
+]
+
+
+@pytest.mark.parametrize("files, probe, expected", CASES)
+def test_the_reduction_is_patched_and_behaves_the_same(tmp_path, files, probe, expected):
+    before, after, text = run_both(tmp_path, files, probe)
+    assert text is not None and expected in text
+    assert "raised" not in before and after == before
+
+
+NEAR_MISSES = [
+    pytest.param(_with(TWO_BASES, **{"base.py": ("class PyNode(Mixin, BaseNode):", "class PyNode(BaseNode):")}),
+                 "from pkg.child import Child\nprint(Child([1, 2]).first())\n", "class Child(BaseNode):", id="parent-with-one-base"),
+    pytest.param(_with(TWO_ARG_SUPER, **{"base.py": ("super(Heavy, self).__init__()", "super().__init__()")}),
+                 "from pkg.child import Child\nprint(Child('a').hello())\n", "super().__init__()", id="zero-argument-super"),
+    pytest.param(_with(PROPERTY_SETTER, **{"child.py": ("return self.capture_bs", "return self.max_bs")}),
+                 "from pkg.child import Child\nprint(Child(3).sizes())\n", "self.max_bs = max_bs", id="property-read-not-its-setter-effect"),
+]
+
+
+@pytest.mark.parametrize("files, probe, expected", NEAR_MISSES)
+def test_near_misses_behave_the_same(tmp_path, files, probe, expected):
+    before, after, text = run_both(tmp_path, files, probe)
+    assert text is not None and expected in text
+    assert "raised" not in before and after == before
+
+
+@pytest.mark.parametrize("files, rule", [
+    pytest.param(MRO_WALK, "DC310", id="parent-init-walks-the-mro"),
+    pytest.param(DESCRIPTOR, "DC703", id="assignment-that-runs-a-data-descriptor"),
+    pytest.param(_with(TWO_ARG_SUPER, **{"base.py": ("super(Heavy, self).__init__()", "super(type(self), self).__init__() if False else Base.__init__(self)\n        self.me = super(self.__class__, self).__repr__()")}),
+                 "DC608", id="super-with-a-computed-class"),
+    pytest.param(_with(ALIAS_INIT, **{"child.py": ("BaseParser.__init__(self, g)", "type(self).__mro__[1].__init__(self, g)")}),
+                 "DC311", id="parent-init-reached-through-the-mro"),
+    pytest.param(_with(ALIAS_INIT, **{"child.py": ("BaseParser.__init__(self, g)", "init = BaseParser.__init__\n        init(self, g)")}),
+                 "DC311", id="parent-init-taken-as-a-value"),
+])
+def test_refused_with_its_rule(tmp_path, files, rule):
+    text, v = patch(tmp_path, files)
+    a, _ = analyse(tmp_path / "again", files)
+    assert text is None and v.decision == "unsafe", v
+    assert rule in (v.rule, v.refused_by) or hazards_of(a, rule), v
+
+
+def test_near_miss_an_mro_walk_in_a_parent_method_the_class_does_not_keep(tmp_path):
+    files = _with(MRO_WALK, **{"base.py": ("        messages = {}\n        for c in reversed(self.__class__.__mro__):\n            messages.update(getattr(c, \"default_error_messages\", {}))\n        self.error_messages = messages\n",
+                                            "        self.error_messages = dict(self.default_error_messages)\n"),
+                               "child.py": ("    def error", "    def walk(self):\n        return [k.__name__ for k in type(self).__mro__ if k is object]\n\n    def error")})
+    files["base.py"] += "\n    def merged(self):\n        return [c for c in type(self).__mro__]\n"
+    a, v = analyse(tmp_path, files)
+    # The class's own walk still refuses: the parent's class attribute leaves the MRO it walks.
+    assert v.decision == "unsafe" and hazards_of(a, "DC310")
+
+
+# ---- the post-conditions alone ---------------------------------------------------------
+
+
+def _off_two_bases(monkeypatch):
+    from codemod import rewrite
+
+    real = rewrite.base_references
+    monkeypatch.setattr(rewrite, "base_references", lambda index, a: tuple(x[:1] for x in real(index, a)))
+
+
+def _off_super_targets(monkeypatch):
+    from codemod.rules import rewrite_bind_names
+
+    monkeypatch.setattr(rewrite_bind_names, "retarget_super", lambda a, module, node: node)
+
+
+def _off_alias(monkeypatch):
+    from codemod.rules import rewrite_inline_init, unsafe_init_call
+
+    monkeypatch.setattr(unsafe_init_call, "check", lambda st: None)
+    monkeypatch.setattr(rewrite_inline_init, "names_class",
+                        lambda index, module, expr, target: (getattr(expr, "id", None) or getattr(expr, "attr", "")) == target.name)
+
+
+def _off_mro_walk(monkeypatch):
+    from codemod.rules import unsafe_mro_walk
+
+    monkeypatch.setattr(unsafe_mro_walk, "check", lambda st: None)
+
+
+def _off_setters(monkeypatch):
+    from codemod.state import ClassState
+
+    monkeypatch.setattr(ClassState, "setter_effects", lambda self: {})
+    monkeypatch.setattr("codemod.facts.SETTER", ".no-such-setter")
+    monkeypatch.setattr("codemod.slice.SETTER", ".no-such-setter")
+    monkeypatch.setattr("codemod.state.SETTER", ".no-such-setter")
+
+
+@pytest.mark.parametrize("files, switch_off, rule", [
+    pytest.param(TWO_BASES, _off_two_bases, "DC701", id="two-bases"),
+    pytest.param(TWO_ARG_SUPER, _off_super_targets, "DC702", id="two-argument-super"),
+    pytest.param(ALIAS_INIT, _off_alias, "DC702", id="alias-init"),
+    pytest.param(MRO_WALK, _off_mro_walk, "DC704", id="mro-walk"),
+    pytest.param(PROPERTY_SETTER, _off_setters, "DC703", id="property-setter"),
+])
+def test_the_post_conditions_alone_refuse_the_reduction(tmp_path, monkeypatch, files, switch_off, rule):
+    switch_off(monkeypatch)
+    text, v = patch(tmp_path, files, stress=True)
+    assert text is None and v.decision == "unsafe" and v.refused_by == rule, v
