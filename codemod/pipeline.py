@@ -144,7 +144,7 @@ def build_patches(index: Index, candidates: list[ClassAnalysis], markers: bool =
         if problem:
             refusals.update({id(a): Refusal("", problem, "check") for a in group})
             continue
-        broken = [(rule, msg) for a in group for rule, msg in postconditions.check(index, a, patch.after)]
+        broken = postconditions.check_module(index, group, patch.after)
         if broken:
             rule, msg = broken[0]
             refusals.update({id(a): Refusal(rule, f"post-condition {rule}: {msg}", "check") for a in group})

@@ -131,13 +131,20 @@ def patched_module(original: ModuleInfo, text: str) -> ModuleInfo | None:
     return ModuleInfo(original.name, original.rel, tree, text, original.is_package)
 
 
-def check(index: Index, a, after_text: str) -> list[tuple[str, str]]:
-    """Every violation of the post-conditions by the patched class: (rule id, message)."""
+def check_module(index: Index, group: list, after_text: str) -> list[tuple[str, str]]:
+    """Every violation of the post-conditions by the patched classes of one module: (rule id, message)."""
+    patched = patched_module(group[0].cls.module, after_text)
+    return [v for a in group for v in check(index, a, patched)]
+
+
+def check(index: Index, a, patched: ModuleInfo | None) -> list[tuple[str, str]]:
+    """Every violation of the post-conditions by one patched class: (rule id, message)."""
     from .rules import post_instance_state, post_mro, post_mro_walk, post_super_targets
 
-    patched = patched_module(a.cls.module, after_text)
-    if patched is None or a.cls.name not in patched.classes:
-        return []  # the compile check reports a file that does not parse; a class that vanished is DC701's
+    if patched is None:
+        return []  # the compile check has refused a file that does not parse
+    if a.cls.name not in patched.classes:
+        return [(post_mro.ID, f"{a.cls.name} is no longer defined in the patched {a.cls.file}")]
     after = patched.classes[a.cls.name]
     ctx = PostContext(index, a, a.cls, after, linearize(Classes(index), a.cls),
                       linearize(Classes(index, patched), after), patched)
