@@ -109,6 +109,13 @@ def is_static(fn: ast.FunctionDef) -> bool:
     return any(decorator_name(d) == "staticmethod" for d in fn.decorator_list)
 
 
+def setters(cls: ast.ClassDef) -> dict[str, ast.FunctionDef]:
+    """The ``@name.setter`` functions of a class body, by property name: an assignment to
+    ``self.name`` runs them."""
+    return {s.name: s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and any(isinstance(d, ast.Attribute) and d.attr == "setter" for d in s.decorator_list)}
+
+
 def is_super_call(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
 

@@ -95,17 +95,6 @@ class ClassInfo:
         return out
 
     @cached_property
-    def setters(self) -> dict[str, ast.FunctionDef]:
-        """The ``@name.setter`` functions of the class body, by property name: an assignment to
-        ``self.name`` runs them."""
-        out = {}
-        for s in self.node.body:
-            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                if any(isinstance(d, ast.Attribute) and d.attr == "setter" for d in s.decorator_list):
-                    out[s.name] = s
-        return out
-
-    @cached_property
     def declared_only(self) -> dict[str, ast.AnnAssign]:
         """Class-level annotations without a value (declarations, not members)."""
         return {

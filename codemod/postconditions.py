@@ -20,7 +20,7 @@ import ast
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .ast_util import first_param, walk
+from .ast_util import first_param, setters, walk
 from .index import ClassInfo, Index, ModuleInfo, _self_attr_targets
 
 OBJECT = "builtins.object"
@@ -115,9 +115,20 @@ class PostContext:
         """The parent's members the analysis proved unused (an instance may lose these)."""
         return set(self.a.members) - set(self.a.kept)
 
-    def qualify_in(self, info: ClassInfo | None, expr: ast.AST) -> str:
-        mod = info.module if info is not None else self.patched
-        return mod.qualify(expr)
+    @cached_property
+    def built_before(self) -> set[str]:
+        """What construction stores on an instance before the patch."""
+        return Construction(Classes(self.index), self.old).construct()
+
+    @cached_property
+    def built_after(self) -> set[str]:
+        return Construction(Classes(self.index, self.patched), self.new).construct()
+
+    def canonical(self, expr: ast.AST) -> str:
+        """The qualified name of the class ``expr`` names in the patched module (its text if none)."""
+        q = self.patched.qualify(expr)
+        c = Classes(self.index, self.patched).resolve(q)
+        return c.qualname if c is not None else q
 
     def violate(self, rule: str, message: str) -> None:
         self.violations.append((rule, message))
@@ -216,8 +227,8 @@ class Construction:
         if found is None:
             return
         j, c, m = found
-        if m.kind == "property" and attr in c.setters:
-            self.run_method(j, c, c.setters[attr])
+        if m.kind == "property" and attr in setters(c.node):
+            self.run_method(j, c, setters(c.node)[attr])
         elif m.kind == "class_attribute":
             d = _descriptor_class(self.classes, c, attr)
             if d is not None and "__set__" in d.methods:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from .ast_util import first_param, is_static, pos, walk
+from .ast_util import first_param, is_static, pos, setters, walk
 from .facts import SETTER, MethodEffects, collect, method_effects
 from .index import ClassInfo, Index, ModuleInfo
 from .model import ClassAnalysis, Evidence
@@ -77,7 +77,7 @@ class ClassState:
             dispatch.update({n: (fn, True) for n, fn in a.cls.methods.items() if n != "__init__"})
             # An assignment to a property runs its setter: ``NAME.setter`` stands for that call.
             for c, stays in [(c, True) for c in self.staying_classes()[::-1]] + [(c, False) for c in a.chain[::-1]] + [(a.cls, True)]:
-                dispatch.update({f"{n}{SETTER}": (fn, stays) for n, fn in c.setters.items()})
+                dispatch.update({f"{n}{SETTER}": (fn, stays) for n, fn in setters(c.node).items()})
             self._effects = method_effects(dispatch)
         return self._effects
 

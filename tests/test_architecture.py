@@ -119,7 +119,7 @@ def test_rule_ids_are_unique_and_follow_the_scheme():
     ids = [m.ID for m in rules]
     assert len(ids) == len(set(ids))
     assert len({m.NAME for m in rules}) == len(rules)
-    prefix = {"keep_": "DC1", "drop_": "DC15", "hazard_": "DC2", "unsafe_": "DC3", "effect_": "DC4", "verdict_": "DC5", "rewrite_": "DC6"}
+    prefix = {"keep_": "DC1", "drop_": "DC15", "hazard_": "DC2", "unsafe_": "DC3", "effect_": "DC4", "verdict_": "DC5", "rewrite_": "DC6", "post_": "DC7"}
     for m in rules:
         short = m.__name__.rsplit(".", 1)[-1]
         [family] = [v for k, v in prefix.items() if short.startswith(k)]

@@ -28,7 +28,6 @@ from __future__ import annotations
 import ast
 
 from ..ast_util import first_param, walk
-from ..postconditions import Classes, Construction
 
 ID = "DC703"
 NAME = "post-instance-state"
@@ -45,9 +44,7 @@ def check(ctx) -> None:
     lost = sorted(before - after - may_go - {"__init__"})
     if lost:
         ctx.violate(ID, f"after the patch {name} no longer has {', '.join(lost)}, which the analysis did not prove unused")
-    built_before = Construction(Classes(ctx.index), ctx.old).construct()
-    built_after = Construction(Classes(ctx.index, ctx.patched), ctx.new).construct()
-    unset = sorted(built_before - built_after - may_go - after)
+    unset = sorted(ctx.built_before - ctx.built_after - may_go - after)
     if unset:
         ctx.violate(ID, f"after the patch constructing {name} no longer sets {', '.join('self.' + x for x in unset)}, "
                         f"which the analysis did not prove unused")

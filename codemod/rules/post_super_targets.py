@@ -48,13 +48,13 @@ def check(ctx) -> None:
                     ctx.violate(ID, f"{name}.{fn.name} calls super({ast.unparse(target)}, ...) (line {node.lineno}), "
                                     f"whose class cannot be checked against {name}'s MRO")
                     continue
-                q = _canonical(ctx, target)
+                q = ctx.canonical(target)
                 if q not in ctx.new.names:
                     ctx.violate(ID, f"{name}.{fn.name} calls super({ast.unparse(target)}, ...) (line {node.lineno}), "
                                     f"but {ast.unparse(target)} is not in {name}'s MRO after the patch")
             elif (isinstance(f, ast.Attribute) and sn and node.args and isinstance(node.args[0], ast.Name)
                   and node.args[0].id == sn and isinstance(f.value, (ast.Name, ast.Attribute))):
-                q = _canonical(ctx, f.value)
+                q = ctx.canonical(f.value)
                 if q in ctx.old.names and q not in ctx.new.names:
                     ctx.violate(ID, f"{name}.{fn.name} calls {ast.unparse(f)}({sn}, ...) (line {node.lineno}), "
                                     f"but {ast.unparse(f.value)} is not in {name}'s MRO after the patch")
@@ -62,11 +62,3 @@ def check(ctx) -> None:
 
 def _is_dynamic(expr: ast.AST) -> bool:
     return isinstance(expr, ast.Attribute) and expr.attr == "__class__"
-
-
-def _canonical(ctx, expr: ast.AST) -> str:
-    from ..postconditions import Classes
-
-    q = ctx.patched.qualify(expr)
-    c = Classes(ctx.index, ctx.patched).resolve(q)
-    return c.qualname if c is not None else q
