@@ -97,13 +97,15 @@ class Analyzer:
         """The rest of the tree: uses of P's members, and type checks that name P."""
         a = st.a
         out = Scanned()
-        hazards_before = len(a.hazards)
+        hazards_before, unsafe_before = len(a.hazards), len(a.unsafe)
         if keep_outside_use.run(st, out):
             closure(st)
             out.closed = True
         type_checks(st)
+        unsafe_dynamic_access.check_outside(st)
         out.skipped_files = dict(a.skipped_files)
         out.hazards = a.hazards[hazards_before:]
+        out.unsafe = a.unsafe[unsafe_before:]
         return out
 
     def replay(self, st: ClassState, s: Scanned) -> None:
@@ -113,6 +115,7 @@ class Analyzer:
             closure(st)
         st.a.skipped_files.update(s.skipped_files)
         st.a.hazards.extend(s.hazards)
+        st.a.unsafe.extend(s.unsafe)
 
     def _resolve_parent(self, cls: ClassInfo):
         """(P, None) from C's first base, or (None, the former parent) for a class decoupled before."""
