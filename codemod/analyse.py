@@ -10,7 +10,7 @@ One class at a time, in three steps, each on a fresh ``ClassState``:
 * ``prepare``: resolve P and the new base; what C itself reads (DC101), its ``super()``
   calls (DC102); then the closure over P's code and the slice of P's ``__init__``;
 * ``scan``: the rest of the tree, for uses of P's members (DC108) and type checks that name
-  P (DC201-DC207). This is most of a run's cost and depends only on the prepared class, so
+  P (DC201-DC209). This is most of a run's cost and depends only on the prepared class, so
   ``scan_worker`` runs it for some classes in another process and this one replays it;
 * ``finish``: drop what the new base already gives (DC151) or that nothing provides (DC152).
 """
@@ -23,7 +23,7 @@ from .errors import UsageError
 from .index import ClassInfo, Index
 from .model import ClassAnalysis, Scanned
 from .rules import (
-    drop_same_as_base, drop_unprovided, hazard_class_name_string, hazard_except_clause, hazard_isinstance, hazard_match_class,
+    drop_same_as_base, drop_unprovided, hazard_class_name_string, hazard_class_registry, hazard_except_clause, hazard_isinstance, hazard_match_class,
     hazard_exported_parent, hazard_metaclass, hazard_mro_membership, hazard_type_list,
     keep_base_hooks, keep_child_reads, keep_implicit_dunder, keep_kept_method_reads, keep_outside_use, keep_super_target,
     unsafe_attribute_hooks, unsafe_class_keyword, unsafe_dynamic_access, unsafe_generic_base, unsafe_init_call, unsafe_mro_walk, unsafe_slots,
@@ -99,13 +99,15 @@ class Analyzer:
         """The rest of the tree: uses of P's members, and type checks that name P."""
         a = st.a
         out = Scanned()
-        hazards_before = len(a.hazards)
+        hazards_before, unsafe_before = len(a.hazards), len(a.unsafe)
         if keep_outside_use.run(st, out):
             closure(st)
             out.closed = True
         type_checks(st)
+        unsafe_dynamic_access.check_outside(st)
         out.skipped_files = dict(a.skipped_files)
         out.hazards = a.hazards[hazards_before:]
+        out.unsafe = a.unsafe[unsafe_before:]
         return out
 
     def replay(self, st: ClassState, s: Scanned) -> None:
@@ -115,6 +117,7 @@ class Analyzer:
             closure(st)
         st.a.skipped_files.update(s.skipped_files)
         st.a.hazards.extend(s.hazards)
+        st.a.unsafe.extend(s.unsafe)
 
     def _resolve_parent(self, cls: ClassInfo):
         """(P, None) from C's first base, or (None, the former parent) for a class decoupled before."""
@@ -186,7 +189,7 @@ def type_checks(st: ClassState) -> None:
         for node in mod.nodes:
             if (hazard_isinstance.check(st, flow, mod, rel, node) or hazard_type_list.check(st, mod, rel, node)
                     or hazard_except_clause.check(st, mod, rel, node) or hazard_mro_membership.check(st, mod, rel, node)
-                    or hazard_match_class.check(st, mod, rel, node)):
+                    or hazard_match_class.check(st, mod, rel, node) or hazard_class_registry.check(st, mod, rel, node)):
                 continue
             hazard_class_name_string.check(st, mod, rel, node, mro_file)
 

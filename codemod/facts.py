@@ -10,6 +10,7 @@ import ast
 from dataclasses import dataclass, field
 
 from .ast_util import dotted_name, first_param, is_static, is_super_call, walk
+from .reflection import on_name
 
 # Calls that neither mutate their arguments nor touch global state.
 PURE_CALLS = {
@@ -249,6 +250,9 @@ class _Collector(ast.NodeVisitor):
                         self.f.dynamic.append((node.lineno, f"{name}({sn}, <computed name>)"))
             if name == "vars" and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == sn:
                 self.f.dynamic.append((node.lineno, f"vars({sn})"))
+            indirect = on_name(node, sn)
+            if indirect:
+                self.f.dynamic.append((node.lineno, indirect))
         self.generic_visit(node)
 
 

@@ -214,6 +214,7 @@ class Scanned:
     closed: bool = False  # the scan ended with a closure over the members it kept
     skipped_files: dict[str, str] = field(default_factory=dict)
     hazards: list[Hazard] = field(default_factory=list)
+    unsafe: list[Hazard] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -133,6 +133,8 @@ def _risk(c: dict) -> list[str]:
     for h in c["hazards"]:
         if h["rule"] == "DC208":
             out.append(f"- Outside this tree: {_md(h['what'])}.")
+        elif h["rule"] == "DC301":  # a computed name let pass on an object of unknown type
+            out.append(f"- `{h['file']}:{h['line']}` {_md(h['what'])}.")
     if c.get("comments_to_review"):
         out.append(f"- {len(c['comments_to_review'])} comment{'s' if len(c['comments_to_review']) > 1 else ''} to review "
                    "(listed under Evidence).")

@@ -7,7 +7,7 @@ code outside the analysed tree may test ``isinstance(x, P)``, catch ``P`` or mat
 ``case P()``, and those tests stop matching the class after reparenting.
 
 ## Why
-The type-check hazards (DC201-DC207) see only the tree. A library's users, plugins and
+The type-check hazards (DC201-DC209) see only the tree. A library's users, plugins and
 downstream forks are outside it; the reviewer must weigh them.
 
 ## Known problems

@@ -11,8 +11,8 @@ After reparenting, ``isinstance(c, P)`` is False for an instance ``c`` of the cl
 that branched on it takes the other branch.
 
 ## Known problems
-``except`` clauses (DC205), MRO membership tests (DC206) and class patterns (DC207) are rules of
-their own. A check outside the tree (P exported to other packages) cannot be seen, and neither
+``except`` clauses (DC205), MRO membership tests (DC206), class patterns (DC207) and registrations found along the MRO
+(DC209) are rules of their own. A check outside the tree (P exported to other packages) cannot be seen, and neither
 can one whose class is held in a variable: werkzeug's ``_find_exceptions`` walks ``globals()``
 and keeps, per status code, the most derived class (``issubclass(obj, old_obj)``), so a class
 reparented off ``BadRequest`` replaces it there. Following class objects is not done.

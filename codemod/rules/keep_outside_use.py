@@ -2,10 +2,10 @@
 
 ## What it does
 Searches the whole tree for ``.X`` (and ``getattr``/``hasattr``/``setattr`` with the literal
-name ``"X"``, ``attrgetter("X")``, a format string's ``{0.X}``, a class pattern's
-``case K(X=...)``) for every parent member not yet kept, and types each receiver
-(``codemod/typing_flow.py``; the object ``attrgetter`` or a format string is applied to is
-not followed, and a class pattern's is judged by the pattern's class). A use on a receiver
+name ``"X"``, ``attrgetter("X")``, ``methodcaller("X")``, a format string's ``{0.X}``, a class
+pattern's ``case K(X=...)``) for every parent member not yet kept, and types each receiver
+(``codemod/typing_flow.py``; the object ``attrgetter``, ``methodcaller`` or a format string is
+applied to is not followed, and a class pattern's is judged by the pattern's class). A use on a receiver
 that is, or may be, an instance of the class keeps the member; the evidence says how the
 receiver was typed, and how strongly the use is established: *shown* when the receiver is
 typed (by an annotation, an assignment or an ``isinstance`` guard) as the class, a subclass
@@ -40,7 +40,7 @@ object, before it or right after it (``codemod/hasattr_tests.py``): no instance 
 name (``setattr(x, name, v)``) outside the holder's own classes is not seen, and neither is a
 read by computed name on a C elsewhere (``getattr(x, name)``, ``vars(x)``, ``x.__dict__``,
 ``dir(x)``): on SGLang such calls sit in some 1,400 of 4,700 files, too many to parse on every
-run. Nor is a method of another class called unbound on a C (``Other.method(c)``, where
+run (the rare indirect forms, ``reduce(getattr, ...)``, ``attrgetter(name)``, are DC301's). Nor is a method of another class called unbound on a C (``Other.method(c)``, where
 ``self`` is then the C): finding those sites costs a search per method typed. Nor is a subclass made
 at run time from computed bases (``type(name, bases, ns)``), or an assigned ``__class__``. ``report.md``'s
 Risks section says both for every class it decouples. Anything unclear
@@ -152,7 +152,7 @@ def run(st, out: Scanned) -> bool:
 
 def attr_use(node: ast.AST, names: set[str]):
     """(name, receiver, how, line) for ``recv.name``, getattr/hasattr/setattr(recv, "name"),
-    ``attrgetter("name")``, a format string's ``{0.name}`` and a class pattern's
+    ``attrgetter("name")``, ``methodcaller("name")``, a format string's ``{0.name}`` and a class pattern's
     ``C(name=...)``, else None. The receiver is an expression to type, or for the last three
     ``node`` itself: it reads the name on an object not written in the code (``_unseen_receiver``)."""
     cls = node.__class__  # called for every node of every file searched: one dispatch on the class
@@ -168,12 +168,13 @@ def attr_use(node: ast.AST, names: set[str]):
             if isinstance(lit, ast.Constant) and lit.value in names:
                 how = "write" if called == "setattr" else f"{called}()"
                 return lit.value, node.args[0], how, lit.lineno
-        elif called == "attrgetter":
-            for arg in node.args:
+        elif called == "attrgetter" or called == "methodcaller":
+            # methodcaller's later arguments are the call's, not names
+            for arg in node.args if called == "attrgetter" else node.args[:1]:
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                     hit = next((p for p in arg.value.split(".") if p in names), None)
                     if hit:
-                        return hit, node, "attrgetter()", node.lineno
+                        return hit, node, f"{called}()", node.lineno
     elif cls is ast.Constant:
         if node.value.__class__ is str and "{" in node.value:
             hit = next((m for m in _FORMAT_FIELD.findall(node.value) if m in names), None)
@@ -193,7 +194,7 @@ _FORMAT_FIELD = re.compile(r"\{[^{}!:]*?\.(\w+)")  # {0.name}, {obj.name[k]}: st
 
 def _unseen_receiver(flow, mod, node: ast.AST) -> tuple[str, str, str]:
     """(verdict, note, strength) for a read on an object the code does not write out: a class
-    pattern reads only on instances of its class; ``attrgetter`` and format strings, on
+    pattern reads only on instances of its class; ``attrgetter``, ``methodcaller`` and format strings, on
     whatever they are given."""
     from ..typing_flow import UNKNOWN
 

@@ -1,14 +1,14 @@
 """DC503 type-check: decline when a type check would change meaning after reparenting.
 
 ## What it does
-Declines when any hazard that changes meaning was found (DC201-DC207), naming the first.
+Declines when any hazard that changes meaning was found (DC201-DC209), naming the first.
 
 ## Why
 Code elsewhere relies on the class being a ``P``; the refactor would silently change what
 it does.
 
 ## Known problems
-See DC201-DC207 for what is and is not recognised as a type check.
+See DC201-DC209 for what is and is not recognised as a type check.
 
 ## Fix safety
 Nothing is rewritten.

@@ -1,0 +1,102 @@
+"""Reflection in its indirect forms: attribute access whose name is computed, written without
+a ``getattr(x, name)`` call (DC301).
+
+``getattr`` and its siblings passed as values (``functools.reduce(getattr, path, obj)``,
+``map(getattr, objs, names)``, ``partial(getattr, obj)``), and ``operator.attrgetter`` or
+``methodcaller`` given a name that is not a literal, reach attributes no one can list, exactly
+like ``getattr(obj, name)``. ``computed_access`` recognises one such site and says which object
+it reaches, when that object is written in the code.
+
+What it proves: every site written with one of these names as such, and the first object it
+reads on. What it does not: an accessor reached through another name (``get = getattr``,
+``from operator import attrgetter as ag``); the object of one handed to code that applies it
+later is unknown (None); and the later steps of a chain (``reduce(getattr, "a.b".split("."),
+obj)``, ``attrgetter(name)`` with a dotted name) read on the values of ``obj``'s attributes,
+which are not followed, as a computed ``getattr(obj.a, name)`` is not (DC108's known problems).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .ast_util import dotted_name
+
+ACCESSORS = frozenset({"getattr", "setattr", "hasattr", "delattr"})
+GETTERS = frozenset({"attrgetter", "methodcaller"})
+# Words a file holds when it may have a site: the word index finds the candidates. An accessor
+# passed as a value needs a function that applies it; these are the ones recognised.
+GETTER_WORDS = tuple(sorted(GETTERS))
+APPLIER_WORDS = ("map", "partial", "reduce", "starmap")
+
+UNKNOWN = None  # the receiver is not written in the code
+
+
+def computed_access(node: ast.AST, parents: dict) -> tuple[list, str] | None:
+    """(receivers, what) when ``node`` is a site of computed access, else None.
+
+    ``receivers``: the expressions of the objects it reads, or ``[UNKNOWN]`` when one is not
+    written in the code. ``parents``: the module's map from a node's id to its parent.
+    """
+    cls = node.__class__
+    if cls is ast.Name:
+        if node.id not in ACCESSORS or node.ctx.__class__ is not ast.Load:
+            return None
+        holder = parents.get(id(node))
+        if holder.__class__ is ast.Call and holder.func is node:
+            return None  # a plain call: a computed name there is the direct form's
+        return _applied(node, holder), f"{node.id} passed as a value ({_shown(holder if holder.__class__ is ast.Call else node)})"
+    if cls is ast.Call:
+        called = _last(node.func)
+        if called not in GETTERS:
+            return None
+        names = node.args[:1] if called == "methodcaller" else node.args
+        if names and all(a.__class__ is ast.Constant and isinstance(a.value, str) for a in names):
+            return None  # a literal name is an ordinary read (DC108)
+        holder = parents.get(id(node))
+        applied = holder.__class__ is ast.Call and holder.func is node
+        recv = holder.args[0] if applied and holder.args and holder.args[0].__class__ is not ast.Starred else UNKNOWN
+        return [recv], f"{called} with a computed name ({_shown(holder if applied else node)})"
+    return None
+
+
+def on_name(call: ast.Call, name: str) -> str | None:
+    """What ``call`` is, when it is a site of computed access whose first object is the name
+    ``name`` (``reduce(getattr, path, self)``, ``attrgetter(name)(self)``), else None."""
+    if call.func.__class__ is not ast.Call and not any(a.__class__ is ast.Name and a.id in ACCESSORS for a in call.args):
+        return None  # most calls: neither applies a getter nor takes an accessor
+    parents = {id(call.func): call, **{id(a): call for a in call.args}}
+    for node in (call.func, *call.args):
+        found = computed_access(node, parents)
+        if found and any(r.__class__ is ast.Name and r.id == name for r in found[0]):
+            return found[1]
+    return None
+
+
+def _applied(acc: ast.Name, holder) -> list:
+    """The objects an accessor passed to ``holder`` reads, where written out."""
+    if holder.__class__ is not ast.Call or acc not in holder.args:
+        return [UNKNOWN]
+    called, args = _last(holder.func), holder.args
+    if any(a.__class__ is ast.Starred for a in args):
+        return [UNKNOWN]
+    at = args.index(acc)
+    if called == "reduce" and at == 0:
+        # reduce(getattr, names, obj) reads on obj first, then on what each read returns
+        return [args[2]] if len(args) == 3 else [UNKNOWN]
+    if called == "partial" and at == 0 and len(args) > 1:
+        return [args[1]]
+    if called == "map" and at == 0 and len(args) > 1:
+        objs = args[1]
+        if objs.__class__ in (ast.List, ast.Tuple, ast.Set) and not any(e.__class__ is ast.Starred for e in objs.elts):
+            return list(objs.elts) or [UNKNOWN]
+    return [UNKNOWN]
+
+
+def _last(func: ast.AST) -> str | None:
+    name = dotted_name(func)
+    return name.rsplit(".", 1)[-1] if name else None
+
+
+def _shown(node: ast.AST) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= 60 else text[:57] + "..."
