@@ -84,6 +84,7 @@ def test_bad_flag_combination():
 
 def test_refused_rewrite_is_exit_3_and_writes_no_patch(tmp_path):
     (tmp_path / "out").mkdir()
+    (tmp_path / "out" / ".decouple-output").write_text("")  # a previous run's folder
     (tmp_path / "out" / "patch.diff").write_text("stale\n")
     code, _, err = run_cli(FIXTURES / "cli" / "mangled", "--class", "Child", "--output", tmp_path / "out")
     assert code == 3, err
