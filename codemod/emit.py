@@ -27,6 +27,8 @@ from .options import Options
 def emit(root: Path, options: Options, result: Result) -> int:
     """Emit ``result`` as ``options`` says; the exit code."""
     classes = result.report["classes"]
+    for warning in result.report.get("warnings", ()):
+        print(f"decouple: warning: {warning}", file=sys.stderr)
     if options.check:
         # Each finding is said once: a class with a line on stdout gets none on stderr.
         for line, c in zip(result.summary, classes):

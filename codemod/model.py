@@ -211,6 +211,7 @@ class Scanned:
     closed: bool = False  # the scan ended with a closure over the members it kept
     skipped_files: dict[str, str] = field(default_factory=dict)
     hazards: list[Hazard] = field(default_factory=list)
+    syntax_errors: dict[str, tuple[int, str]] = field(default_factory=dict)  # what the scanning process could not parse
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ Each test runs the console script the package installs, as a subprocess, on a th
 project: a heavy base class, a light subclass and a module that uses it.
 """
 
+import json
 import os
 import shutil
 import signal
@@ -246,3 +247,54 @@ def test_ctrl_c_is_one_line_and_exit_130_from_every_process(tmp_path):
     out, err = proc.communicate(timeout=60)
     assert (proc.returncode, out, err) == (130, "", "decouple: interrupted\n")
     assert tree_hashes(tree) == before
+
+
+# ---- files that do not parse ---------------------------------------------------------
+
+
+def test_the_class_module_that_does_not_parse_is_named_with_its_line(tmp_path):
+    tree = project(tmp_path / "p", shop__light_py=LIGHT + "\n\ndef broken(:\n    pass\n")
+    for args in (SELECT, ("--class", "shop.light:LightEngine"), ("--parent", "HeavyEngine")):
+        code, out, err = decouple(".", *args, "--check", cwd=tree)
+        assert code == 2 and out == ""
+        assert one_error_line(err).startswith("decouple: error: cannot parse shop/light.py:14: invalid syntax (Python 3.")
+    # The parent's module too: not "parent HeavyEngine is not under ROOT".
+    tree = project(tmp_path / "q", shop__engine_py=ENGINE + "x = (\n")
+    code, _, err = decouple(".", *SELECT, "--check", cwd=tree)
+    assert code == 2 and one_error_line(err).startswith("decouple: error: cannot parse shop/engine.py:23: '(' was never closed")
+
+
+NEWER_SYNTAX = "type Result = str\n\n\ndef go(light):\n    return light.submit(1)\n"
+
+
+def test_an_unparsable_file_using_a_member_the_patch_would_drop_refuses_the_run(tmp_path):
+    # Python 3.12 syntax, read by an older parser: light.submit(...) there is the only use of
+    # submit, which the patch would otherwise drop.
+    tree = project(tmp_path / "p", shop__app_py=APP.replace(", e.submit(2)", ""), shop__jobs_py=NEWER_SYNTAX)
+    before = tree_hashes(tree)
+    if sys.version_info >= (3, 12):
+        code, out, err = decouple(".", *SELECT, "--diff", cwd=tree)
+        assert code == 0 and "def submit(self, job):" in out, err  # the file is read, submit kept
+        return
+    code, out, err = decouple(".", *SELECT, "--output", "out", cwd=tree)
+    assert code == 3, err
+    assert ("LightEngine: unsafe: cannot be decided statically: shop/jobs.py cannot be parsed (invalid syntax) and "
+            "names submit, so a use there cannot be ruled out (shop/jobs.py:1)") in err
+    report = json.loads((tree / "out" / "report.json").read_text())
+    assert [h["rule"] for h in report["classes"][0]["hazards"] if h["file"] == "shop/jobs.py"] == ["DC306"]
+    assert not (tree / "out" / "patch.diff").exists()
+    assert tree_hashes(tree) == {**before, **{k: v for k, v in tree_hashes(tree).items() if k.startswith("out/")}}
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="needs a parser older than the file's syntax")
+def test_an_unparsable_file_naming_only_kept_members_is_a_warning(tmp_path):
+    # The near miss: the file sorts before app.py, so it is read while submit is still to be
+    # decided; app.py then keeps submit, and nothing the file names is dropped.
+    tree = project(tmp_path / "p", shop__a312_py=NEWER_SYNTAX)
+    code, out, err = decouple(".", *SELECT, "--output", "out", cwd=tree)
+    assert code == 0, err
+    warning = ("cannot parse shop/a312.py:1: invalid syntax; it names none of the classes, parents or dropped members, "
+               "so the run went on without it")
+    assert f"decouple: warning: {warning}\n" in err and err.count("warning") == 1
+    assert f"- {warning}" in (tree / "out" / "report.md").read_text()
+    assert "def submit(self, job):" in (tree / "out" / "patch.diff").read_text()
