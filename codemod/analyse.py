@@ -21,6 +21,7 @@ import re
 
 from .errors import UsageError
 from .index import ClassInfo, Index
+from .lookup import require_module
 from .model import ClassAnalysis, Scanned
 from .rules import (
     drop_same_as_base, drop_unprovided, hazard_class_name_string, hazard_class_registry, hazard_except_clause, hazard_isinstance, hazard_match_class,
@@ -108,6 +109,7 @@ class Analyzer:
         out.skipped_files = dict(a.skipped_files)
         out.hazards = a.hazards[hazards_before:]
         out.unsafe = a.unsafe[unsafe_before:]
+        out.syntax_errors = dict(st.index.syntax_errors)
         return out
 
     def replay(self, st: ClassState, s: Scanned) -> None:
@@ -118,6 +120,8 @@ class Analyzer:
         st.a.skipped_files.update(s.skipped_files)
         st.a.hazards.extend(s.hazards)
         st.a.unsafe.extend(s.unsafe)
+        for rel, error in s.syntax_errors.items():
+            st.index.syntax_errors.setdefault(rel, error)
 
     def _resolve_parent(self, cls: ClassInfo):
         """(P, None) from C's first base, or (None, the former parent) for a class decoupled before."""
@@ -129,6 +133,7 @@ class Analyzer:
         first = cls.bases[0]
         p = self.index.resolve_class(first)
         if p is None:
+            require_module(self.index, first)
             raise UsageError(f"parent {first} of {cls.name} is not under ROOT ({cls.file}:{cls.line}); pass a ROOT that contains it")
         return p, None
 

@@ -20,7 +20,7 @@ from functools import cached_property
 from pathlib import Path
 
 from .errors import UsageError
-from .fileio import cache_dir, decode_source, staged_directory
+from .fileio import OUTPUT_MARKER, cache_dir, decode_source, staged_directory
 from .model import ReadLog
 from .word_index import WordIndex
 
@@ -132,7 +132,8 @@ class Tree:
 
     @cached_property
     def files(self) -> list[str]:
-        """Relative POSIX paths of every .py file, sorted; symlinks out of ROOT are skipped."""
+        """Relative POSIX paths of every .py file, sorted; symlinks out of ROOT and this tool's
+        output folders are skipped."""
         # Plain strings and os.scandir rather than Path objects: a tree has thousands of files,
         # and the Path operations cost more than the walk itself.
         root = self._root_str
@@ -143,6 +144,8 @@ class Tree:
             try:
                 entries = list(os.scandir(os.path.join(root, rel_dir) if rel_dir else root))
             except OSError:
+                continue
+            if rel_dir and any(e.name == OUTPUT_MARKER for e in entries):
                 continue
             for e in entries:
                 rel = f"{rel_dir}/{e.name}" if rel_dir else e.name

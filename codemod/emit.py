@@ -18,7 +18,8 @@ from pathlib import Path
 from . import report
 from .console import check_line, colour_diff, display_path, summary
 from .errors import EXIT_CHANGES, EXIT_OK, EXIT_UNSAFE, UsageError
-from .fileio import atomic_write, staged_directory
+from .fileio import OUTPUT_MARKER as MARKER, atomic_write, staged_directory
+from .interrupt import deferred
 from .model import Result
 from .options import Options
 
@@ -26,6 +27,8 @@ from .options import Options
 def emit(root: Path, options: Options, result: Result) -> int:
     """Emit ``result`` as ``options`` says; the exit code."""
     classes = result.report["classes"]
+    for warning in result.report.get("warnings", ()):
+        print(f"decouple: warning: {warning}", file=sys.stderr)
     if options.check:
         # Each finding is said once: a class with a line on stdout gets none on stderr.
         for line, c in zip(result.summary, classes):
@@ -44,10 +47,12 @@ def emit(root: Path, options: Options, result: Result) -> int:
         print_diff(options, result.diff)
         return EXIT_UNSAFE if result.unsafe else EXIT_OK
     written = []
-    if options.write:
-        written += [display_path(root / rel) for rel in write_in_place(root, options, result)]
-    if options.output is not None:
-        written += write_output_folder(options.output, result)
+    # A Ctrl-C now waits for the writes: a patch is applied, and a folder written, whole.
+    with deferred():
+        if options.write:
+            written += [display_path(root / rel) for rel in write_in_place(root, options, result)]
+        if options.output is not None:
+            written += write_output_folder(options.output, result)
     if options.report_to_stdout:
         sys.stdout.write(report.json_text(result.report))
     else:
@@ -61,13 +66,16 @@ def print_diff(options: Options, diff: str) -> None:
 
 def write_output_folder(out: Path, result: Result) -> list[str]:
     """The report, and the patch when there is one; what was written, as the summary names it."""
+    shown = display_path(out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"cannot write to {shown}: it is a file; give --output a folder")
     try:
         clear_outputs(out)
         if result.files:
             write_outputs(out, result.files, result.diff)
         report.write(out, result.report)
     except OSError as exc:
-        raise UsageError(f"cannot write to {out}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot write to {shown}: {exc.strerror or exc}") from None
     patch = [str(out / "patch.diff")] if result.files else []
     return patch + [str(out / "report.md"), str(out / "report.json")] + ([str(out / "files") + "/"] if result.files else [])
 
@@ -76,8 +84,8 @@ def write_in_place(root: Path, options: Options, result: Result) -> list[str]:
     """``--write``: replace each patched file under ROOT atomically (new files created); the
     files written."""
     rels = [f.rel for f in result.files]
-    dirty = git_dirty(root, rels)
-    if dirty and not options.force:
+    dirty = [] if options.force else git_dirty(root, rels)
+    if dirty:
         raise UsageError(f"uncommitted changes in {', '.join(dirty)}; commit them or pass --force")
     # Only the kill test sets this: it widens the window between two files' replacements.
     pause = float(os.environ.get("DECOUPLE_TEST_WRITE_PAUSE", "0") or 0)
@@ -87,7 +95,10 @@ def write_in_place(root: Path, options: Options, result: Result) -> list[str]:
         path = root / f.rel
         if f.before is None:
             path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, f.after.encode(f.encoding), mode=path.stat().st_mode & 0o7777 if path.exists() else 0o644)
+        try:
+            atomic_write(path, f.after.encode(f.encoding), mode=path.stat().st_mode & 0o7777 if path.exists() else None)
+        except OSError as exc:
+            raise UsageError(f"cannot write {display_path(path)}: {exc.strerror or exc}") from None
     return rels
 
 
@@ -106,17 +117,34 @@ def unified_diff(rel: str, before: str | None, after: str) -> str:
 
 
 def git_dirty(root: Path, rels: list[str]) -> list[str]:
-    """Files among ``rels`` with uncommitted changes, when ROOT is inside a git work tree."""
+    """Files among ``rels`` with uncommitted changes, when ROOT is inside a git work tree.
+
+    A ROOT under a ``.git`` where git cannot answer (not installed, "dubious ownership", a
+    broken repository) is a usage error carrying git's own words: "nothing uncommitted" would
+    be a guess, and a wrong one lets ``--write`` mix the user's edits with the patch."""
     if not rels:  # git status with no path would report the whole work tree
         return []
-    try:
-        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
-    except OSError:
-        return []
-    if top.returncode != 0:
-        return []
-    proc = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", *rels], capture_output=True, text=True)
+    in_work_tree = any((d / ".git").exists() for d in (root, *root.parents))
+    proc = _git(root, "status", "--porcelain", "--", *rels)
+    if proc is None or proc.returncode != 0:
+        if not in_work_tree:
+            return []
+        said = "git is not installed" if proc is None else _one_line(proc.stderr) or f"git exited {proc.returncode}"
+        raise UsageError(f"cannot tell which files under {display_path(root)} have uncommitted changes ({said}); "
+                         "fix git there, or pass --force to write anyway")
     return [line[3:].strip() for line in proc.stdout.splitlines()]
+
+
+def _git(root: Path, *args: str):
+    try:
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
+    except OSError:
+        return None
+
+
+def _one_line(text: str) -> str:
+    """git's first line (``fatal: ...``); the advice after it assumes a shell, not this tool."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
 def write_outputs(out_dir: Path, files, diff_text: str) -> None:
@@ -129,8 +157,23 @@ def write_outputs(out_dir: Path, files, diff_text: str) -> None:
     atomic_write(out_dir / "patch.diff", diff_text.encode())
 
 
+OUTPUT_NAMES = ("patch.diff", "files", "report.md", "report.json")
+
+
 def clear_outputs(out_dir: Path) -> None:
-    """Remove a previous run's patch and files, so a refused run never leaves a stale patch behind."""
+    """Remove a previous run's patch and files, so a refused run never leaves a stale patch behind.
+
+    Only in a folder this tool wrote (it holds ``MARKER``): the same names in any other folder
+    may be the user's own files, which a run must never delete or overwrite."""
+    if not (out_dir / MARKER).is_file():
+        mine = [n for n in OUTPUT_NAMES if os.path.lexists(out_dir / n)]
+        if mine:
+            shown = display_path(out_dir / mine[0])
+            raise UsageError(f"{shown} was not written by decouple (no {MARKER} beside it); "
+                             "give --output a new or empty folder, or remove it")
+        out_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write(out_dir / MARKER, b"decouple writes this folder: report.json, report.md, patch.diff, files/\n")
+        return
     if (out_dir / "patch.diff").exists():
         (out_dir / "patch.diff").unlink()
     if (out_dir / "files").is_dir():

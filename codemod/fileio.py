@@ -14,6 +14,10 @@ from contextlib import contextmanager
 from io import BytesIO
 from pathlib import Path
 
+# Written into every output folder: only a folder holding it is one a run may clear, and no
+# run reads one as source (``--output`` inside ROOT would otherwise add a copy of each class).
+OUTPUT_MARKER = ".decouple-output"
+
 
 def cache_dir() -> Path:
     """The user cache directory (``$DECOUPLE_CACHE_DIR`` when set)."""
@@ -23,6 +27,13 @@ def cache_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("decouple"))
+
+
+def umask() -> int:
+    """The process's umask (read by setting it, then put back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def decode_source(data: bytes) -> tuple[str, str]:
@@ -39,6 +50,8 @@ def staged_directory(target: Path, prefix: str):
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=prefix, dir=target.parent))
     try:
+        # mkdtemp makes a private folder; the one it becomes is the user's, as mkdir would make it.
+        os.chmod(staging, 0o777 & ~umask())
         yield staging
         if target.exists():
             shutil.rmtree(target)
@@ -49,22 +62,30 @@ def staged_directory(target: Path, prefix: str):
 
 
 def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Write to a temporary file in the same directory, fsync, then rename over the target."""
+    """Write to a temporary file in the same directory, fsync, then rename over the target.
+
+    ``mode``: the new file's permissions; by default what ``open`` would give it under the
+    umask (mkstemp's own 0600 would hide a report from the user's group).
+    An error names ``path``, never the temporary file the user has not heard of."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".decouple-tmp", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".decouple-tmp", dir=path.parent)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+        os.chmod(tmp, mode if mode is not None else 0o666 & ~umask())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError):
+            raise OSError(exc.errno, exc.strerror, str(path)) from None
         raise
 
 

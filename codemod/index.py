@@ -8,12 +8,13 @@ find candidate files with a text prefilter first.
 from __future__ import annotations
 
 import ast
-import difflib
 import re
+import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from .ast_util import child_blocks, decorator_name, dotted_name, first_param, is_block_statement, is_static, resolve_relative, walk
+from .console import display_path
 from .discover import Tree
 from .errors import UsageError
 
@@ -256,7 +257,8 @@ class Index:
     def __init__(self, tree: Tree):
         self.tree = tree
         self._modules: dict[str, ModuleInfo | None] = {}
-        self.syntax_errors: dict[str, str] = {}
+        # Files asked for that do not parse: rel -> (line, the parser's message).
+        self.syntax_errors: dict[str, tuple[int, str]] = {}
         # Called with each module asked for, while set: a budget on the modules some work may
         # need, which stops it by raising OverBudget (parsing is most of what a run costs).
         self.meter = None
@@ -275,7 +277,7 @@ class Index:
         try:
             tree = ast.parse(text, filename=rel)
         except (SyntaxError, ValueError) as exc:
-            self.syntax_errors[rel] = f"line {getattr(exc, 'lineno', '?')}: {getattr(exc, 'msg', exc)}"
+            self.syntax_errors[rel] = (getattr(exc, "lineno", None) or 1, str(getattr(exc, "msg", exc)))
             return None
         return ModuleInfo(self.tree.module_name(rel), rel, tree, text, self.tree.is_package(rel))
 
@@ -283,14 +285,12 @@ class Index:
         rel = self.tree.modules.get(name)
         return self.module(rel) if rel else None
 
-    def find_class_by_name(self, name: str) -> list[ClassInfo]:
-        rx = re.compile(rf"^\s*class\s+{re.escape(name)}\b", re.M)
-        out = []
-        for rel in self.tree.grep(rx, words=(name,)):
-            mod = self.module(rel)
-            if mod and name in mod.classes:
-                out.append(mod.classes[name])
-        return out
+    def parse_error(self, rel: str) -> UsageError:
+        """The error for a file the run cannot do without and cannot parse."""
+        line, msg = self.syntax_errors[rel]
+        return UsageError(f"cannot parse {display_path(self.tree.root / rel)}:{line}: {msg} "
+                          f"(Python {sys.version_info.major}.{sys.version_info.minor}'s parser); fix the file, "
+                          "or run decouple on the Python the project is written for")
 
     def resolve_class(self, qualname: str, _seen=None) -> ClassInfo | None:
         """A class by qualified name, following re-exports (``from .x import Y`` in a package)."""
@@ -331,39 +331,6 @@ class Index:
             modname, _, name = mod.imports.get(name, "").rpartition(".")
         return None
 
-    def lookup(self, spec: str) -> ClassInfo:
-        """``Name`` or ``package.module:Name``; exit 2 on none or several."""
-        if ":" in spec:
-            modname, _, clsname = spec.partition(":")
-            mod = self.module_by_name(modname)
-            if mod is None:
-                raise UsageError(f"module {modname} not found under {self.tree.root}{did_you_mean(modname, self.tree.modules)}")
-            cls = mod.classes.get(clsname) or self.resolve_class(f"{modname}.{clsname}")
-            if cls is None:
-                raise UsageError(f"class {clsname} not found in module {modname}{did_you_mean(clsname, mod.classes)}")
-            return cls
-        if not re.fullmatch(r"[A-Za-z_]\w*", spec):
-            raise UsageError(f"--class/--parent takes Name or package.module:Name, got {spec!r}")
-        found = self.find_class_by_name(spec)
-        if not found:
-            raise UsageError(f"class {spec} not found under {self.tree.root}{did_you_mean(spec, self.class_names())}")
-        if len(found) > 1:
-            names = ", ".join(c.cli_name for c in found)
-            raise UsageError(f"class name {spec} is ambiguous; use one of: {names}")
-        return found[0]
-
-    def class_names(self) -> set[str]:
-        """Every name a class statement of the tree defines, by a grep (no parse): only a
-        misspelled name asks for them, so they are never indexed."""
-        names: set[str] = set()
-
-        def collect(text: str) -> bool:
-            names.update(CLASS_STATEMENT.findall(text))
-            return False
-
-        self.tree.grep(collect, words=("class",))
-        return names
-
     def subclasses(self, parent: ClassInfo) -> list[ClassInfo]:
         """Direct subclasses of a class anywhere in the tree.
 
@@ -377,6 +344,8 @@ class Index:
         for rel in self.tree.grep(lambda text: bool(in_bases.search(text) or renamed.search(text)), words=(parent.name,)):
             mod = self.module(rel)
             if mod is None:
+                if rel in self.syntax_errors:
+                    raise self.parse_error(rel)  # its class statement names the parent
                 continue
             for cls in mod.classes.values():
                 if cls is parent:
@@ -414,17 +383,6 @@ class Index:
                     out.append(c.qualname)
                 stack.extend(c.bases)
         return out
-
-
-CLASS_STATEMENT = re.compile(r"^[ \t]*class[ \t]+([A-Za-z_]\w*)", re.M)
-
-
-def did_you_mean(name: str, known) -> str:
-    """``; did you mean X?`` for the closest of ``known`` to a name not found, or nothing."""
-    # 0.8 rather than difflib's 0.6: in a tree of thousands of "...Backend" classes a looser
-    # cutoff suggests siblings that merely share the suffix.
-    close = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.8)
-    return f"; did you mean {' or '.join(close)}?" if close else ""
 
 
 def _assign_targets(node: ast.AST) -> list[ast.AST]:

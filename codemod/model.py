@@ -215,6 +215,7 @@ class Scanned:
     skipped_files: dict[str, str] = field(default_factory=dict)
     hazards: list[Hazard] = field(default_factory=list)
     unsafe: list[Hazard] = field(default_factory=list)
+    syntax_errors: dict[str, tuple[int, str]] = field(default_factory=dict)  # what the scanning process could not parse
 
 
 @dataclass(frozen=True)

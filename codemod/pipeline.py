@@ -13,10 +13,12 @@ import sys
 import time
 
 from . import report
+from .console import display_path
 from .discover import Tree
 from .emit import emit, unified_diff
 from .errors import UnsafeError, UsageError
 from .index import ClassInfo, Index
+from .lookup import lookup
 from .model import ClassAnalysis, Decision, Emitted, ModulePatch, Refusal, Result
 from .options import Options
 from .rules.verdict_already_decoupled import former_parent
@@ -27,14 +29,14 @@ from .rules.verdict_already_decoupled import former_parent
 
 def select(index: Index, classes: tuple[str, ...], parent_spec: str | None) -> list[tuple[ClassInfo, ClassInfo | None]]:
     """The (class, parent) pairs to analyse, in a stable order."""
-    parent = index.lookup(parent_spec) if parent_spec else None
+    parent = lookup(index, parent_spec) if parent_spec else None
     out: list[tuple[ClassInfo, ClassInfo | None]] = []
     if classes:
-        out = [(cls, given_parent(index, cls, parent)) for cls in map(index.lookup, classes)]
+        out = [(cls, given_parent(index, cls, parent)) for cls in (lookup(index, c) for c in classes)]
     else:
         subs = index.subclasses(parent)
         if not subs:
-            raise UsageError(f"no subclass of {parent.name} found under {index.tree.root}")
+            raise UsageError(f"no subclass of {parent.name} found under {display_path(index.tree.root)}")
         out = [(c, parent) for c in subs]
     seen, uniq = set(), []
     for cls, p in out:
@@ -169,12 +171,26 @@ def regression_tests(tree: Tree, decoupled: list[ClassAnalysis], patches: list[M
     return out
 
 
+def unparsable_files(index: Index, analyses: list[ClassAnalysis]) -> list[str]:
+    """DC306 on each class, once every scan is in (the worker's files too); a warning for each
+    file that could not be parsed and bears on no class."""
+    from .rules import unsafe_unparsable_file
+
+    refused = set()
+    for a in analyses:
+        if not a.nothing_to_do:
+            refused |= unsafe_unparsable_file.check(index, a)
+    return [f"cannot parse {rel}:{line}: {msg}; it names none of the classes, parents or dropped members, "
+            "so the run went on without it" for rel, (line, msg) in sorted(index.syntax_errors.items()) if rel not in refused]
+
+
 def compute(tree: Tree, options: Options) -> Result:
     from .verdict import Limits, decide, would_decouple
 
     limits = Limits.of(options)
     index = Index(tree)
     analyses = analyse_all(index, options.classes, options.parent, options.base, options.all_uses)
+    warnings = unparsable_files(index, analyses)
     candidates = [a for a in analyses if would_decouple(a, limits)]
     patches, refusals = ([], {}) if options.analyse_only else build_patches(index, candidates, options.markers, options.presented)
     verdicts = [decide(a, refusals.get(id(a)), limits) for a in analyses]
@@ -193,7 +209,7 @@ def compute(tree: Tree, options: Options) -> Result:
         names = tuple(a.cls.name for a in decoupled)
         risks = {a.cls.name: assess(index, a, trees, names) for a in decoupled}
     return Result(
-        report=report.build(tree.root, pairs, patches, risks),
+        report=report.build(tree.root, pairs, patches, risks, warnings),
         files=[Emitted(p.rel, p.before, p.after, p.encoding) for p in patches],
         diff="".join(unified_diff(p.rel, p.before, p.after) for p in patches),
         summary=[f"{a.cls.name}: {v.decision}: {v.reason}" for a, v in pairs],

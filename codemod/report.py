@@ -13,7 +13,7 @@ report.json schema (keys are only ever added, never renamed):
  "risk"?: {"global_writes": [{..., "name"?, "other_uses"?, "other_uses_total"?}],
            "unused_parameters": [{"parameter", "passed_by": [str]}], "class_attributes_gone": [str],
            "passed_on": [{"member", "to", "parameter", "use": {"how", "lines"?}, "lines"}]}, ...}],
- "checks"?: [{"file", "result"}]}
+ "checks"?: [{"file", "result"}], "warnings"?: [str]}
 
 Every "rule" is a rule id of ``codemod/rules/`` (``docs/rules.md``). The report is built once,
 from the analyses, their verdicts and the patches.
@@ -94,9 +94,11 @@ def _dedup(items):
     return out
 
 
-def build(root: Path, judged: list[tuple[ClassAnalysis, Verdict]], patches: list[ModulePatch], risks: dict | None = None) -> dict:
+def build(root: Path, judged: list[tuple[ClassAnalysis, Verdict]], patches: list[ModulePatch], risks: dict | None = None,
+          warnings: list[str] | None = None) -> dict:
     """The report of a run: each class with its verdict, and what the patches did.
-    ``risks``: class name -> what ``risk.assess`` found, for the decoupled classes."""
+    ``risks``: class name -> what ``risk.assess`` found, for the decoupled classes.
+    ``warnings``: what the run went on without (said on stderr too)."""
     inlined = _inlined(patches)
     comments = {name: [{"file": p.rel, "line": line, "comment": text, "why": why, "rule": "DC611"} for line, text, why in plan.comments]
                 for p in patches for name, plan in p.plans.items()}
@@ -106,6 +108,8 @@ def build(root: Path, judged: list[tuple[ClassAnalysis, Verdict]], patches: list
         c["comments_to_review"] = comments.get(c["name"], [])
         if risks and c["name"] in risks:
             c["risk"] = risks[c["name"]]
+    if warnings:
+        rep["warnings"] = list(warnings)
     if patches:
         rep["checks"] = [{"file": p.rel, "result": "parses, compiles, no new pyflakes findings" if p.before is not None else "new regression test (--emit-tests)"} for p in patches]
     return rep

@@ -13,6 +13,7 @@ import multiprocessing
 
 from .analyse import Analyzer
 from .discover import Tree
+from .interrupt import forking, in_child
 from .model import Scanned
 
 PARALLEL_FROM = 1000  # files in the tree; below this a worker costs more than it saves
@@ -34,7 +35,8 @@ def scan_in_worker(analyzer: Analyzer, pairs, base) -> "WorkerScans":
     receive, send = ctx.Pipe(duplex=False)
     # A forked child inherits the analyzer as it is: nothing is pickled on the way in.
     proc = ctx.Process(target=_worker_scans, args=(send, analyzer, pairs, base, theirs), daemon=True)
-    proc.start()
+    with forking():
+        proc.start()
     send.close()
     return WorkerScans(proc, receive, set(theirs), tree)
 
@@ -70,6 +72,7 @@ class WorkerScans:
 
 
 def _worker_scans(send, analyzer: Analyzer, pairs, base, indices: list[int]) -> None:  # pragma: no cover - the child
+    in_child()
     analyzer.progress = None
     out = {}
     for i in indices:

@@ -22,6 +22,7 @@ from array import array
 from pathlib import Path
 
 from .fileio import cache_dir, decode_source, write_cache_file
+from .interrupt import forking, in_child
 
 # Identifier characters (ASCII letters, digits, "_", and every byte of a non-ASCII
 # character) stay; all else becomes a space. Runs of these are a superset of identifiers.
@@ -106,7 +107,9 @@ def _index(root: Path, files: list[str], ids: list[int], known: dict[int, bytes]
         return [index], meta
     import multiprocessing
 
-    with multiprocessing.get_context("fork").Pool(jobs - 1) as pool:
+    with forking():
+        pool = multiprocessing.get_context("fork").Pool(jobs - 1, initializer=in_child)
+    with pool:
         work = [pool.apply_async(_index_part, (root, files, ids[k::jobs], known, True)) for k in range(1, jobs)]
         index, meta = _index_part(root, files, ids[0::jobs], known)
         parts = [index]
@@ -195,7 +198,10 @@ class WordIndex:
         if not hasattr(os, "fork"):
             write_cache_file(path, self._payload(), KEEP)
             return
-        pid = os.fork()
+        with forking():
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - the child
+                in_child()
         if pid == 0:  # pragma: no cover - the child
             try:
                 devnull = os.open(os.devnull, os.O_RDWR)

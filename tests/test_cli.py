@@ -4,6 +4,8 @@ import subprocess
 
 from conftest import FIXTURES, copy_tree, run_cli, tree_hashes
 
+from codemod.console import display_path
+
 CASE = FIXTURES / "rewrite" / "inline_init" / "input"
 
 
@@ -84,6 +86,7 @@ def test_bad_flag_combination():
 
 def test_refused_rewrite_is_exit_3_and_writes_no_patch(tmp_path):
     (tmp_path / "out").mkdir()
+    (tmp_path / "out" / ".decouple-output").write_text("")  # a previous run's folder
     (tmp_path / "out" / "patch.diff").write_text("stale\n")
     code, _, err = run_cli(FIXTURES / "cli" / "mangled", "--class", "Child", "--output", tmp_path / "out")
     assert code == 3, err
@@ -151,16 +154,17 @@ def test_version():
 def test_misspelled_names_suggest_the_closest(tmp_path):
     code, out, err = run_cli(CASE, "--class", "Chlid", "--check")
     assert code == 2 and out == ""
-    assert err == f"decouple: error: class Chlid not found under {CASE}; did you mean Child?\n"
+    shown = display_path(CASE)  # as the user gave it, from the working folder
+    assert err == f"decouple: error: class Chlid not found under {shown}; did you mean Child?\n"
     code, _, err = run_cli(CASE, "--class", "Child", "--parent", "Parnet", "--check")
-    assert code == 2 and err.endswith("class Parnet not found under " + str(CASE) + "; did you mean Parent?\n")
+    assert code == 2 and err.endswith(f"class Parnet not found under {shown}; did you mean Parent?\n")
     code, _, err = run_cli(CASE, "--class", "pkg.chidl:Child", "--check")
-    assert code == 2 and err.endswith("module pkg.chidl not found under " + str(CASE) + "; did you mean pkg.child?\n")
+    assert code == 2 and err.endswith(f"module pkg.chidl not found under {shown}; did you mean pkg.child?\n")
     code, _, err = run_cli(CASE, "--class", "pkg.child:Chidl", "--check")
     assert code == 2 and err.endswith("class Chidl not found in module pkg.child; did you mean Child?\n")
     # Nothing close: no suggestion at all.
     code, _, err = run_cli(CASE, "--class", "Zebra", "--check")
-    assert code == 2 and err == f"decouple: error: class Zebra not found under {CASE}\n"
+    assert code == 2 and err == f"decouple: error: class Zebra not found under {shown}\n"
 
 
 def test_readme_synopsis_lists_every_option_as_optional():

@@ -18,7 +18,7 @@ def test_main_run_prints_one_summary_line(tmp_path):
     code, out, err = run_cli(CASE, "--class", "Child", "--output", "out", cwd=tmp_path)
     assert code == 0, err
     assert out == "wrote out/patch.diff, out/report.md, out/report.json, out/files/ (1 class decoupled, 0 declined)\n"
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["files", "patch.diff", "report.json", "report.md"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [".decouple-output", "files", "patch.diff", "report.json", "report.md"]
     # A class with no parent is declined: only the report is written, and the line says so.
     code, out, err = run_cli(CASE, "--class", "Base", "--output", "out", cwd=tmp_path)
     assert code == 0, err

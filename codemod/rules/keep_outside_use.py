@@ -109,7 +109,8 @@ def run(st, out: Scanned) -> bool:
             continue
         mod = st.index.module(rel)
         if mod is None:
-            a.skipped_files[rel] = st.index.syntax_errors.get(rel) or tree.unreadable.get(rel, "unreadable")
+            error = st.index.syntax_errors.get(rel)
+            a.skipped_files[rel] = f"line {error[0]}: {error[1]}" if error else tree.unreadable.get(rel, "unreadable")
             continue
         flow.looked_at(rel)  # parsed for this search anyway: free for the typing that follows
         for node in mod.nodes:

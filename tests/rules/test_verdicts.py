@@ -7,6 +7,7 @@ from codemod.analyse import Analyzer
 from codemod.discover import Tree
 from codemod.errors import UsageError
 from codemod.index import Index
+from codemod.lookup import lookup
 from codemod.model import Refusal
 from codemod.rules import verdict_check_failed, verdict_rewrite_refused
 from codemod.verdict import Limits, decide
@@ -66,7 +67,7 @@ def test_not_a_subclass(tmp_path):
     files = {**child("    pass\n", bases="(Other)", imports="from .other import Other\n"), "other.py": "class Other:\n    pass\n"}
     write(tmp_path, files)
     index = Index(Tree.open(tmp_path))
-    a = Analyzer(index).analyse(index.lookup("pkg.child:Child"), index.lookup("pkg.base:Parent"))
+    a = Analyzer(index).analyse(lookup(index, "pkg.child:Child"), lookup(index, "pkg.base:Parent"))
     v = decide(a)
     assert v.rule == "DC508" and "does not inherit Parent" in v.reason
     # The command line's selection stops before the analysis: an explicit parent not inherited is bad input.

@@ -5,6 +5,7 @@ import pytest
 from codemod.discover import Tree
 from codemod.hidden_classes import HiddenClasses
 from codemod.index import Index
+from codemod.lookup import lookup
 
 BASE = "class Child:\n    pass\n"
 
@@ -16,7 +17,7 @@ def hidden(tmp_path, user: str):
     (pkg / "base.py").write_text(BASE)
     (pkg / "user.py").write_text("from .base import Child\n\n\n" + user)
     index = Index(Tree.open(str(tmp_path)))
-    found = HiddenClasses(index).subclass_of(index.lookup("pkg.base:Child"))
+    found = HiddenClasses(index).subclass_of(lookup(index, "pkg.base:Child"))
     return None if found is None else found[1] - 3  # the line within ``user``
 
 
