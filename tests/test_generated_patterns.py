@@ -10,8 +10,12 @@ an exception family caught with ``except Parent`` elsewhere, an outside holder t
 instance through a subclass's store, a store by other code, or ``c or None``, validations (``raise``,
 ``assert``, a checking method or module function), and hand-offs of the instance (a module
 registry, a global dict, a callback list, a holder that keeps it to itself, a holder that
-registers it; the probe counts what is published), and a child method that falls back to
-the parent's through ``super()``. The tool runs on each; where it
+registers it; the probe counts what is published), a child method that falls back to
+the parent's through ``super()``, and the shapes of issue 25: a parent with a second base (a
+cooperative mixin, before or after), ``super(Parent, self)``, the child calling the parent's
+``__init__`` under an import alias, a class attribute merged along the MRO, an assignment in the
+parent's ``__init__`` that runs a property setter, ``getattr`` passed to ``functools.reduce``,
+and a table keyed by class that a walk along the instance's MRO looks up. The tool runs on each; where it
 patches, a probe runs against the original and the patched package in fresh interpreters, and
 their transcripts must be equal, as must every attribute the patched instance still has.
 A decline or a refusal is never a failure; a patch that changes behaviour is.
@@ -52,6 +56,11 @@ CARRIERS = {
     "rebound": "\n\nclass Maker:\n    @classmethod\n    def pick(cls, c):\n        cls = c\n        return cls\n\n\ndef wire_rebound(c):\n    return Maker.pick(c).ATTR\n",
     "duck": "\n\ndef duck(x):\n    return hasattr(x, 'ATTR') and hasattr(x, 'nowhere_else')\n",
     "duck-kept": "\n\ndef duck(x):\n    return hasattr(x, 'label') and hasattr(x, 'ATTR')\n",
+    # Reflection and type tests in their indirect forms: getattr passed as a value, and a table
+    # keyed by class that a walk along the instance's MRO looks up (a hand-written singledispatch).
+    "reduce": "\n\nimport functools\n\n\ndef wire_reduce(c, path='ATTR'):\n    return functools.reduce(getattr, path.split('.'), c)\n",
+    "dispatch": "\n\nfrom .parent import Parent\n\nHANDLERS = {Parent: 'parent', object: 'object'}\n\n\n"
+                "def dispatch(x):\n    for k in type(x).__mro__:\n        if k in HANDLERS:\n            return HANDLERS[k]\n",
 }
 
 
@@ -59,10 +68,14 @@ CARRIERS = {
 def pieces(draw):
     p = {}
     p["explicit_base_init"] = draw(st.booleans())
+    p["two_arg_super"] = draw(st.booleans())  # super(Parent, self).__init__(...) where not explicit
+    p["mixin"] = draw(st.sampled_from(["none", "first", "second"]))  # a second base of the parent, and where
+    p["child_call"] = draw(st.sampled_from(["super", "alias"]))  # BaseParent.__init__(self, ...) under an import alias
+    p["mro_walk"] = draw(st.booleans())  # the parent's __init__ merges a class attribute along the MRO
     p["helper_sets"] = draw(st.lists(st.sampled_from(["alpha", "gamma", "delta"]), max_size=2, unique=True))  # _setup() assigns these
     p["hook"] = draw(st.sampled_from(["none", "parent", "child", "both"]))  # configure(): who defines it
     p["stores_handler"] = draw(st.booleans())
-    p["property"] = draw(st.sampled_from(["none", "plain", "setter", "cached"]))
+    p["property"] = draw(st.sampled_from(["none", "plain", "setter", "setter-assigned", "cached"]))
     p["dunders"] = draw(st.lists(st.sampled_from(["__repr__", "__len__", "__eq__", "__add__"]), max_size=2, unique=True))
     p["class_attr"] = draw(st.sampled_from(["none", "same", "overridden"]))
     p["forward"] = draw(st.sampled_from(["positional", "keyword", "default", "kwargs"]))
@@ -81,7 +94,7 @@ def pieces(draw):
     # unpacking what a call returns, a function passed as a value, a classmethod's cls bound
     # again; or duck-typing tests, one that no instance passes and one it may.
     p["carrier"] = draw(st.sampled_from(["none", "subclass", "wire", "or", "index", "inherit", "unpack", "callback", "rebound", "duck",
-                                            "duck-kept"]))
+                                            "duck-kept", "reduce", "dispatch"]))
     p["carrier_reads"] = draw(st.sampled_from(ATTRS))
     return p
 
@@ -95,9 +108,23 @@ def render(p) -> tuple[dict[str, str], str]:
             def __init__(self, name="base"):
                 {'super().__init__(name)' if exc else 'pass'}
                 self.name = name
+
+
+        class Mixin:
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                self.mixed = len(args)
+
+            def tag(self):
+                return "mixin"
     """)
+    bases = {"none": "Base", "first": "Mixin, Base", "second": "Base, Mixin"}[p["mixin"]]
     init = []
-    init.append('        Base.__init__(self, name)' if p["explicit_base_init"] else '        super().__init__(name)')
+    init.append('        Base.__init__(self, name)' if p["explicit_base_init"] else
+                '        super(Parent, self).__init__(name)' if p["two_arg_super"] else '        super().__init__(name)')
+    if p["mro_walk"]:
+        init += ["        self.merged = {}", "        for k in reversed(type(self).__mro__):",
+                 "            self.merged.update(vars(k).get('messages', {}))"]
     init.append("        self.pool = [0] * (n * 50)")
     init.append("        self.alpha = helper(n) * SCALE")
     init.append("        self.beta = [i * 2 for i in range(n)]")
@@ -114,7 +141,7 @@ def render(p) -> tuple[dict[str, str], str]:
              "holder-publishes": ["        self.watch = Watcher(self)"]}[p["registration"]]
     init.append("        self.gamma = len(self.beta) + self.alpha")
     init.append("        self.delta = self.gamma if n > 1 else -1")
-    init.append("        self._prop = n")
+    init.append("        self.prop = n" if p["property"] == "setter-assigned" else "        self._prop = n")
     init.append("        self.label = f'{name}:{n}'")
     methods = []
     sets = p["helper_sets"]
@@ -131,6 +158,9 @@ def render(p) -> tuple[dict[str, str], str]:
     elif p["property"] == "setter":
         methods.append("    @property\n    def prop(self):\n        return self._prop * 2\n\n"
                        "    @prop.setter\n    def prop(self, value):\n        self._prop = max(0, value)\n")
+    elif p["property"] == "setter-assigned":
+        methods.append("    @property\n    def prop(self):\n        return self._prop * 2 + self.clamped\n\n"
+                       "    @prop.setter\n    def prop(self, value):\n        self._prop = max(0, value)\n        self.clamped = int(value < 1)\n")
     elif p["property"] == "cached":
         methods.append("    @functools.cached_property\n    def prop(self):\n        return self._prop * 3\n")
     for d in p["dunders"]:
@@ -144,15 +174,20 @@ def render(p) -> tuple[dict[str, str], str]:
     methods.append("    def plan(self, batch):\n        out = []\n        for item in batch:\n            slot = self.pool[item % len(self.pool)]\n"
                    "            out.append(slot + item)\n        return out\n")
     class_attr = {"none": "", "same": "    kind = 'base'\n", "overridden": "    kind = 'parent'\n"}[p["class_attr"]]
+    if p["mro_walk"]:
+        class_attr += "    messages = {'parent': 1}\n"
     parent = (
-        "import functools\n\nfrom .base import Base\n\nSCALE = 2\nREGISTRY = {}\nLISTENERS = []\n\n\ndef helper(x):\n    return x + 1\n\n\n"
+        f"import functools\n\nfrom .base import {'Base' if p['mixin'] == 'none' else 'Base, Mixin'}\n\n"
+        "SCALE = 2\nREGISTRY = {}\nLISTENERS = []\n\n\ndef helper(x):\n    return x + 1\n\n\n"
         "def register(obj):\n    REGISTRY[id(obj)] = obj\n\n\ndef check(n):\n    if n == 0:\n        raise ValueError('zero')\n\n\n"
         "class Holder:\n    def __init__(self, owner):\n        self.owner = owner\n        self.size = len(owner.beta)\n\n\n"
         "class Watcher:\n    def __init__(self, owner):\n        self.owner = owner\n        register(owner)\n\n\n"
-        f"class Parent(Base):\n{class_attr}\n    def __init__(self, n, name='p', **extra):\n" + "\n".join(init) + "\n\n" + "\n".join(methods)
+        f"class Parent({bases}):\n{class_attr}\n    def __init__(self, n, name='p', **extra):\n" + "\n".join(init) + "\n\n" + "\n".join(methods)
     )
     call = {"positional": "super().__init__(n, 'c')", "keyword": "super().__init__(n, name='c')",
             "default": "super().__init__(n)", "kwargs": "super().__init__(n, **extra)"}[p["forward"]]
+    if p["child_call"] == "alias":
+        call = call.replace("super().__init__(", "BaseParent.__init__(self, ")
     child_init = ["    def __init__(self, n, **extra):"]
     if p["child_sets_before_super"]:
         child_init.append(f"        self.{p['child_sets_before_super']} = 'own'")
@@ -170,18 +205,23 @@ def render(p) -> tuple[dict[str, str], str]:
     reads = [r for r in p["child_reads"] if r != "prop" or p["property"] != "none"]
     exprs = [f"self.{r}" for r in reads] + ["helper(1)", "SCALE"]
     child_methods.append(f"    def look(self):\n        return [{', '.join(exprs)}]\n")
+    if p["mro_walk"]:
+        child_methods.append("    def msgs(self):\n        return sorted(self.merged)\n")
     clash = "".join({"helper": "\n\ndef helper(x):\n    return x * 100\n", "SCALE": "\nSCALE = 10\n"}[c] for c in p["clash"])
     if "helper" not in p["clash"]:
         clash += "\n\ndef helper(x):\n    return x + 1\n"
     if "SCALE" not in p["clash"]:
         clash += "\nSCALE = 2\n"
-    child = "from .parent import Parent\n" + clash + "\n\nclass Child(Parent):\n" + "\n".join(child_init) + "\n\n" + "\n".join(child_methods)
+    imported = "Parent as BaseParent" if p["child_call"] == "alias" else "Parent"
+    spelled = "BaseParent" if p["child_call"] == "alias" else "Parent"
+    child_attr = "    messages = {'child': 2}\n\n" if p["mro_walk"] else ""
+    child = f"from .parent import {imported}\n" + clash + f"\n\nclass Child({spelled}):\n" + child_attr + "\n".join(child_init) + "\n\n" + "\n".join(child_methods)
     # The probe observes only what code in the tree uses: what is used nowhere may go.
     seen = [f"c.{o}" for o in p["outside"]] + (["c.on_event(1)"] if p["stores_handler"] else [])
     seen += {"none": [], "subclass": ["Sub(c).read()"], "wire": ["wire(Holder(), c)"], "or": ["wire_or(Holder(), c)"],
              "index": ["wire_index(c)"], "inherit": ["Heir(c).read()"], "unpack": ["wire_unpack(c)"],
              "callback": ["apply(read_it, c)"], "rebound": ["wire_rebound(c)"], "duck": ["duck(c)"],
-             "duck-kept": ["duck(c)"]}[p["carrier"]]
+             "duck-kept": ["duck(c)"], "reduce": ["wire_reduce(c)"], "dispatch": ["dispatch(c)"]}[p["carrier"]]
     outside = ", ".join(seen) or "None"
     names = sorted(set(re.findall(r"^(?:class|def) (\w+)", CARRIERS[p["carrier"]], re.M)) | {"Other"})
     user = f"from .carrier import {', '.join(names)}\n\n\ndef peek(c):\n    return [{outside}]\n"
@@ -213,6 +253,10 @@ def render(p) -> tuple[dict[str, str], str]:
                      "len(c) if hasattr(type(c), '__len__') else 'no-len'", "c == c", "c + 1", "c.name"]
             if {p['hook'] in ('child', 'both')}:
                 calls += ["c.mode", "c.steps"]
+            if {p['mixin'] != 'none'}:
+                calls += ["c.tag()", "c.mixed"]
+            if {p['mro_walk']}:
+                calls += ["c.msgs()"]
             for call in calls:
                 try:
                     row.append(repr(eval(call)))
