@@ -38,8 +38,11 @@ _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, 
 class Slicer:
     def __init__(self, fn: ast.FunctionDef, selfname: str, *, consts: dict[str, object], foreign_classes: set[str], keep_super: bool,
                  skip: set[Pos] = frozenset(), replace: dict | None = None, methods: dict[str, MethodEffects] | None = None,
-                 for_effect=None, setters: dict[str, MethodEffects] | None = None):
+                 for_effect=None, setters: dict[str, MethodEffects] | None = None, stores_run_code: bool = False):
         self.fn = fn
+        # A ``__setattr__`` that stays on the class runs on every store to ``self``: each store is a
+        # call into code that stays, so none may be dropped.
+        self.stores_run_code = stores_run_code
         # What ``self.X = v`` runs where X is a property with a setter: the assignment is a call.
         self.setters = setters or {}
         # statement, facts -> (rule id, why) when the statement must run for its effect alone
@@ -218,7 +221,7 @@ class Slicer:
         runs_setters = [self.setters[a] for a in f.writes_attrs if a in self.setters]
         effects = [self.methods[m] for m in f.calls_methods if m in self.methods] + runs_setters
         defs |= {("A", a) for eff in effects for a in eff.writes}
-        runs_staying_code = any(eff.stays for eff in effects)
+        runs_staying_code = any(eff.stays for eff in effects) or (self.stores_run_code and bool(f.writes_attrs))
         call = s.value if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) else None
         init_of = call.func.value if call is not None and isinstance(call.func, ast.Attribute) and call.func.attr == "__init__" else None
         is_super_init = init_of is not None and is_super_call(init_of)
@@ -307,13 +310,14 @@ def slice_parent_init(st) -> None:
     a.read_through = rewrite_read_through.find(st.index, a, init, sn) if a.fusions else {}
     for_effect = _for_effect(st, owner.module, sn, effects)
     setters = st.setter_effects()
+    hooked = any(h in c.methods for c in st.staying_classes() + [a.cls] for h in ("__setattr__", "__delattr__"))
     res = Slicer(init, sn, consts=a.init_consts, foreign_classes=foreign, keep_super=keep_super, skip=skip,
                  replace={p: v for p, (v, _) in a.read_through.items()}, methods=effects, for_effect=for_effect,
-                 setters=setters).run(needed)
+                 setters=setters, stores_run_code=hooked).run(needed)
     if a.fusions and any(rewrite_fuse_loops.read_after(init, f.parent_loop, f.attr, res, sn, a.read_through) for f in a.fusions):
         a.fusions, a.read_through = [], {}
         res = Slicer(init, sn, consts=a.init_consts, foreign_classes=foreign, keep_super=keep_super, methods=effects,
-                     for_effect=for_effect, setters=setters).run(needed)
+                     for_effect=for_effect, setters=setters, stores_run_code=hooked).run(needed)
     a.read_through = {p: v for p, v in a.read_through.items() if p in res.kept}
     # A statement kept for its effect in an earlier round defines members the later rounds
     # keep (DC106), which then make it needed: it is still kept for its effect.

@@ -217,6 +217,31 @@ class Child(Runner):
         return self.log
 '''}
 
+SETATTR_HOOK = {
+    "base.py": '''
+class Tracked:
+    def __setattr__(self, k, v):
+        object.__setattr__(self, k, v)
+        object.__setattr__(self, "_n", getattr(self, "_n", 0) + 1)
+
+
+class Runner(Tracked):
+    def __init__(self, size):
+        self.size = size
+        self.graphs = bytearray(1 << 16)
+''' + UNUSED,
+    "child.py": '''
+from .base import Runner
+
+
+class Child(Runner):
+    def __init__(self, size):
+        super().__init__(size)
+
+    def count(self):
+        return self._n, self.size
+'''}
+
 
 def _with(files, **changes):
     out = dict(files)
@@ -244,6 +269,15 @@ def test_the_reduction_is_patched_and_behaves_the_same(tmp_path, files, probe, e
     before, after, text = run_both(tmp_path, files, probe)
     assert text is not None and expected in text
     assert "raised" not in before and after == before
+
+
+def test_stores_that_run_a_staying_setattr_are_all_kept(tmp_path):
+    # Every store runs Tracked.__setattr__, which counts them: none can go, so there is nothing
+    # to gain; forced (stress mode), the patch keeps the store of the unused buffer.
+    text, v = patch(tmp_path / "default", SETATTR_HOOK)
+    assert text is None and v.rule == "DC505"
+    text, v = patch(tmp_path / "stress", SETATTR_HOOK, stress=True)
+    assert v.decision == "decouple" and "self.graphs = bytearray(1 << 16)" in text
 
 
 NEAR_MISSES = [
@@ -329,12 +363,20 @@ def _off_setters(monkeypatch):
     monkeypatch.setattr("codemod.state.SETTER", ".no-such-setter")
 
 
+def _off_setattr_hook(monkeypatch):
+    from codemod import slice as slicer
+
+    real = slicer.Slicer.__init__
+    monkeypatch.setattr(slicer.Slicer, "__init__", lambda self, *a, **k: real(self, *a, **{**k, "stores_run_code": False}))
+
+
 @pytest.mark.parametrize("files, switch_off, rule", [
     pytest.param(TWO_BASES, _off_two_bases, "DC701", id="two-bases"),
     pytest.param(TWO_ARG_SUPER, _off_super_targets, "DC702", id="two-argument-super"),
     pytest.param(ALIAS_INIT, _off_alias, "DC702", id="alias-init"),
     pytest.param(MRO_WALK, _off_mro_walk, "DC704", id="mro-walk"),
     pytest.param(PROPERTY_SETTER, _off_setters, "DC703", id="property-setter"),
+    pytest.param(SETATTR_HOOK, _off_setattr_hook, "DC703", id="setattr-hook"),
 ])
 def test_the_post_conditions_alone_refuse_the_reduction(tmp_path, monkeypatch, files, switch_off, rule):
     switch_off(monkeypatch)
