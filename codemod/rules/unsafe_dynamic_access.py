@@ -15,11 +15,14 @@ The indirect forms count the same (``codemod/reflection.py``): ``getattr`` and i
 passed as values (``functools.reduce(getattr, path.split("."), self)``, ``map(getattr, objs,
 names)``, ``partial(getattr, obj)``), and ``operator.attrgetter``/``methodcaller`` given a name
 that is not a literal. These are rare, so unlike the direct form they are also looked for in
-the whole tree: one on an object that may be an instance of the class (typed as DC108 types a
-receiver), or on an object the code does not write out (an ``attrgetter(name)`` handed to
-``sorted``), refuses the class too. Candidates come from the word index (``attrgetter``,
-``methodcaller``; or an accessor beside ``map``, ``partial``, ``reduce`` or ``starmap``, with
-``attr,`` or ``attr)`` in the text), so most files are never read for it.
+the whole tree, and the first object each reads on is typed as DC108 types a receiver: one that
+may be an instance of the class (typed as the class, a subclass or a base, or made there)
+refuses the class too; one that cannot be is let pass; one of unknown type, or not written out
+(an ``attrgetter(name)`` handed to ``sorted``), is listed among the hazards checked and under
+the report's Risks, without refusing, as the direct form is let pass (see below). Candidates
+come from the word index (``attrgetter``, ``methodcaller``; or an accessor beside ``map``,
+``partial``, ``reduce`` or ``starmap``, whose text then has the accessor followed by ``,`` or
+``)``), so most files are never read for it, and few are parsed.
 
 ## Why
 Which members such code needs cannot be listed: a dropped member could be the one a
@@ -34,7 +37,12 @@ elsewhere in the tree, is not seen: such calls sit in some 1,400 of SGLang's 4,7
 ``attrgetter`` name with a dot) only the first object is typed: the later steps read on the
 values of its attributes, which are not followed, as the direct ``getattr(obj.a, name)`` is not.
 An accessor under another name (``get = getattr``, ``attrgetter`` imported ``as``), or passed to
-an applier other than those four, is not seen.
+an applier other than those four, is not seen. An object of unknown type is not refused: on
+SGLang 0.5.23 the one site, ``attrgetter(f.name)(obj)`` in ``multimodal_gen/configs/utils.py``,
+is of unknown type only because a test passes it a dataclass defined in a function, and
+refusing there would refuse every class of the tree; so a C that reaches such a site through
+code the typing does not follow (``objs = [c]; map(getattr, objs, names)``) loses the member it
+reads (pinned as strict expected failures in ``tests/rules/test_indirect_reflection.py``).
 
 ## Fix safety
 No patch is written (exit 3); the report lists where the computed access is.
