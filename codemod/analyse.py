@@ -194,7 +194,7 @@ def type_checks(st: ClassState) -> None:
         for node in mod.nodes:
             if (hazard_isinstance.check(st, flow, mod, rel, node) or hazard_type_list.check(st, mod, rel, node)
                     or hazard_except_clause.check(st, mod, rel, node) or hazard_mro_membership.check(st, mod, rel, node)
-                    or hazard_match_class.check(st, mod, rel, node) or hazard_class_registry.check(st, mod, rel, node)):
+                    or hazard_match_class.check(st, mod, rel, node) or (node.__class__ in hazard_class_registry.NODES and hazard_class_registry.check(st, mod, rel, node))):
                 continue
             hazard_class_name_string.check(st, mod, rel, node, mro_file)
 

@@ -89,6 +89,8 @@ def _applied(acc: ast.Name, holder) -> list:
         objs = args[1]
         if objs.__class__ in (ast.List, ast.Tuple, ast.Set) and not any(e.__class__ is ast.Starred for e in objs.elts):
             return list(objs.elts) or [UNKNOWN]
+        # an element of the iterable, which the typing follows for a container held in an attribute
+        return [ast.copy_location(ast.Subscript(value=objs, slice=ast.Constant(0), ctx=ast.Load()), objs)]
     return [UNKNOWN]
 
 

@@ -53,6 +53,9 @@ _NOT_FILING = {"isinstance", "issubclass", "super", "type", "cast", "typing.cast
                "delattr", "print", "repr", "str", "id", "vars", "dir", "callable", "atexit.register"}
 
 
+NODES = frozenset({ast.Call, ast.Dict, ast.Subscript, ast.FunctionDef, ast.AsyncFunctionDef})  # what check looks at
+
+
 def check(st, mod, rel: str, node: ast.AST) -> bool:
     """Record a hazard when ``node`` registers the parent; True when it was such a node."""
     cls = node.__class__
@@ -151,6 +154,10 @@ def _class_registered(st, dispatcher: str) -> bool:
 
 
 def _names(mod, expr: ast.AST, cls) -> bool:
+    # the last name first: this runs on every argument of every call of the files naming P
+    last = expr.id if expr.__class__ is ast.Name else expr.attr if expr.__class__ is ast.Attribute else None
+    if last is None or (last != cls.name and mod.imports.get(last) != cls.qualname):  # an alias: `import Heavy as H`
+        return False
     return dotted_name(expr) is not None and mod.qualify(expr) == cls.qualname
 
 
