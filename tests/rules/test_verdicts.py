@@ -1,7 +1,7 @@
 """DC501-DC511: the verdict on a class, decided in one place, names the rule that decided it."""
 
 import pytest
-from ruletools import analyse, patch, write
+from ruletools import analyse, patch, run_both, write
 
 from codemod.analyse import Analyzer
 from codemod.discover import Tree
@@ -36,13 +36,41 @@ def test_decouple(tmp_path):
     assert v.reason == "Child uses 1 of 4 members of Parent (0 methods) and 1 of 2 statements of its __init__"
 
 
+# A parent whose one method is long: copying it is real reuse, whatever the class skips.
+LONG = BASE + "\n    def report(self):\n" + "".join(f"        line{i} = self.n + {i}\n" for i in range(30)) + "        return line0\n"
+
+
 @pytest.mark.parametrize("body, rule, reason", [
     pytest.param("    def total(self):\n        return self.double()\n", "DC504", "would need 4 of 4 lines", id="mostly-reused"),
     pytest.param("    def total(self):\n        return self.n, self.pool, self.double(), self.size()\n", "DC504", "really reused", id="everything"),
 ])
 def test_declines(tmp_path, body, rule, reason):
-    a, v = analyse(tmp_path, child(body))
+    files = child(body)
+    files["base.py"] = files["base.py"].replace("self.pool = [0] * n", "self.pool = n")
+    a, v = analyse(tmp_path, files)
     assert (v.decision, v.rule) == ("decline", rule) and reason in v.reason
+
+
+def test_a_small_copy_against_real_work_is_decoupled(tmp_path):
+    # Parent.__init__ allocates a pool the class never reads; double() and size() are 4 lines.
+    before, after, text = run_both(tmp_path, child("    def total(self):\n        return self.double()\n"),
+                                   "from pkg.child import Child\nprint(Child(3).total())\n")
+    assert text is not None and "def double(self):" in text and "self.pool" not in text
+    assert before == after == "6\n"
+
+
+def test_near_miss_a_small_copy_without_real_work_declines(tmp_path):
+    files = child("    def total(self):\n        return self.double()\n")
+    files["base.py"] = files["base.py"].replace("self.pool = [0] * n", "self.pool = n")
+    a, v = analyse(tmp_path, files)
+    assert v.rule == "DC504" and "the copy is small, but Child would skip no allocation" in v.reason
+
+
+def test_near_miss_a_long_copy_declines_despite_real_work(tmp_path):
+    files = child("    def total(self):\n        return self.report()\n")
+    files["base.py"] = LONG
+    a, v = analyse(tmp_path, files)
+    assert v.rule == "DC504" and "really reused" in v.reason
 
 
 def test_nothing_to_gain(tmp_path):
@@ -157,7 +185,9 @@ def test_near_miss_real_work_is_worth_it(tmp_path, dropped):
 
 
 def test_the_copied_share_is_a_threshold(tmp_path):
-    a, v = analyse(tmp_path, child("    def total(self):\n        return self.double()\n"))
+    files = child("    def total(self):\n        return self.report()\n")
+    files["base.py"] = LONG
+    a, v = analyse(tmp_path, files)
     assert v.rule == "DC504"
     assert decide(a, None, Limits(max_copied_share=1.0)).rule == "DC501"
 
