@@ -19,16 +19,16 @@ from .emit import emit, unified_diff
 from .errors import UnsafeError, UsageError
 from .index import ClassInfo, Index
 from .lookup import lookup
-from .model import ClassAnalysis, Decision, Emitted, ModulePatch, Refusal, Result
+from .model import ClassAnalysis, Decision, Emitted, Former, ModulePatch, Refusal, Result
 from .options import Options
-from .rules.verdict_already_decoupled import former_parent
+from .rules.verdict_already_decoupled import ID as ALREADY_DECOUPLED, former_parent
 
 # The stages from analyse to check are imported where they run: a warm run (a cached result)
 # needs none of them, and their imports (libcst, pyflakes) cost more than the rest of such a run.
 
 
 def select(index: Index, classes: tuple[str, ...], parent_spec: str | None) -> list[tuple[ClassInfo, ClassInfo | None]]:
-    """The (class, parent) pairs to analyse, in a stable order."""
+    """The (class, parent) pairs to analyse, in a stable order (a ``Former`` parent: nothing to do)."""
     parent = lookup(index, parent_spec) if parent_spec else None
     out: list[tuple[ClassInfo, ClassInfo | None]] = []
     if classes:
@@ -46,19 +46,19 @@ def select(index: Index, classes: tuple[str, ...], parent_spec: str | None) -> l
     return uniq
 
 
-def given_parent(index: Index, cls: ClassInfo, parent: ClassInfo | None) -> ClassInfo | None:
+def given_parent(index: Index, cls: ClassInfo, parent: ClassInfo | None) -> ClassInfo | Former | None:
     """The parent to analyse ``cls`` against when ``--parent`` names it (None: its own first base).
 
-    A parent that ``cls`` does not inherit is bad input, not a class to judge: nothing the run
-    could say about it answers what was asked. The tool's own output is the exception: a class
-    it decoupled from that parent is judged "already decoupled", so a check after ``--write``
-    passes."""
+    A class without the parent anywhere in its MRO is already decoupled from it, whether or not
+    the tool's marker says so (``--no-markers``): the check CI runs after ``--write``, with the
+    same arguments, passes. A parent further up the MRO than a direct base is bad input:
+    nothing the run could say about it answers what was asked."""
     if parent is None or any(index._same_class(b, parent) for b in cls.bases):
         return parent
-    if former_parent(cls) == parent.name:
-        return None
+    if former_parent(cls) == parent.name or not any(index._same_class(q, parent) for q in index.ancestors(cls)):
+        return Former(parent.name)
     bases = ", ".join(b.rsplit(".", 1)[-1] for b in cls.bases) or "object"
-    raise UsageError(f"{cls.name} does not inherit {parent.name} (its bases: {bases}); "
+    raise UsageError(f"{cls.name} does not inherit {parent.name} directly (its bases: {bases}); "
                      f"--parent names a direct base of each --class")
 
 
@@ -206,7 +206,9 @@ def compute(tree: Tree, options: Options) -> Result:
         report=report.build(tree.root, pairs, patches, risks, warnings),
         files=[Emitted(p.rel, p.before, p.after, p.encoding) for p in patches],
         diff="".join(unified_diff(p.rel, p.before, p.after) for p in patches),
-        summary=[f"{a.cls.name}: {v.decision}: {v.reason}" for a, v in pairs],
+        # "already decoupled" is its own verdict on the line as in the run's last line, not a decline.
+        summary=[f"{a.cls.name}: {v.reason}" if v.rule == ALREADY_DECOUPLED else f"{a.cls.name}: {v.decision}: {v.reason}"
+                 for a, v in pairs],
         check_lines=[(a.cls.file, a.cls.line, f"{a.cls.name} would be decoupled from {a.parent.name}: {v.reason}")
                      for a, v in pairs if v.decision == Decision.DECOUPLE],
         unsafe=unsafe,
