@@ -371,3 +371,40 @@ def test_verdict_line_counts_agree_in_number(tmp_path):
     code, out, err = decouple(".", *SELECT, "--output", "out", cwd=tree)
     assert ("LightEngine: decouple: uses 2 of 5 members of HeavyEngine (1 method) and 2 of 4 statements of its "
             "__init__\n") in err
+
+
+# ---- the report speaks of the user's code --------------------------------------------
+
+
+def test_report_on_code_that_is_not_sglang(tmp_path):
+    tree = project(tmp_path / "p")
+    code, _, err = decouple(".", *SELECT, "--output", "out", cwd=tree)
+    assert code == 0, err
+    md = (tree / "out" / "report.md").read_text()
+    diff = (tree / "out" / "patch.diff").read_text()
+    assert "GPU" not in md and "attention kit" not in md
+    # The same report on a class that decouple verify knows says how to run it.
+    from codemod.gpu import VERIFIED_CLASSES
+    from codemod.report_md import render_md
+
+    rep = json.loads((tree / "out" / "report.json").read_text())
+    rep["classes"][0]["qualname"] = VERIFIED_CLASSES[0]
+    assert "- Not run on a GPU: `decouple verify --output DIR`" in render_md(rep)
+    # The imports listed are the diff's, spelt as the diff spells them.
+    assert "+from .engine import REGISTRY, Engine\n" in diff and "-from .engine import HeavyEngine\n" in diff
+    assert "- import added: `from .engine import REGISTRY, Engine`\n" in md
+    assert "- import removed: `from .engine import HeavyEngine`\n" in md
+    # Every call and allocation that no longer runs is listed, and the numbers read right.
+    assert "- `shop/engine.py:14` `self.db = sqlite3.connect(\":memory:\")`: call with possible side effects" in md
+    assert "- `shop/engine.py:15` `self.buffer = [0] * 1_000_000`: allocation: a repeated list" in md
+    assert "which makes 1 allocation and 1 other call that `LightEngine` never uses" in md
+    assert "**decouple**: uses 2 of 5 members of HeavyEngine (1 method) and 2 of 4 statements of its __init__" in md
+    assert "1 hand-off of the instance kept" in md
+
+
+def test_report_counts_validations_in_the_singular(tmp_path):
+    engine = ENGINE.replace("        self.name = name\n", "        if not name:\n            raise ValueError(name)\n        self.name = name\n")
+    tree = project(tmp_path / "p", shop__engine_py=engine)
+    code, _, err = decouple(".", *SELECT, "--output", "out", cwd=tree)
+    assert code == 0, err
+    assert "- Validations: the one `HeavyEngine.__init__` has is kept;" in (tree / "out" / "report.md").read_text()
