@@ -147,7 +147,8 @@ class Analyzer:
                 return chain, _norm_object(nxt)
             c = self.index.resolve_class(nxt)
             if c is None:
-                raise UsageError(f"--base {base} is not an ancestor of {parent.name}")
+                names = ", ".join(q.rsplit(".", 1)[-1] for q in self.index.ancestors(parent)) or "none"
+                raise UsageError(f"--base {base} is not an ancestor of {parent.name}; give one of its ancestors ({names})")
             chain.append(c)
             cur = c
 

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .console import display_path
 from .discover import DEFAULT_CLASSES, DEFAULT_PACKAGE, DEFAULT_VERSION, open_tree
 from .errors import EXIT_USAGE, DecoupleError
 
@@ -137,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         print("decouple: interrupted", file=sys.stderr)
         return 130
     except OSError as exc:
-        print(f"decouple: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        where = f" {display_path(Path(exc.filename))}" if exc.filename else ""
+        print(f"decouple: error: cannot use{where}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:  # a bug of ours: still one line, with a way to see more
         if os.environ.get("DECOUPLE_DEBUG"):

@@ -36,7 +36,8 @@ def select(index: Index, classes: tuple[str, ...], parent_spec: str | None) -> l
     else:
         subs = index.subclasses(parent)
         if not subs:
-            raise UsageError(f"no subclass of {parent.name} found under {display_path(index.tree.root)}")
+            raise UsageError(f"no subclass of {parent.name} found under {display_path(index.tree.root)}; "
+                             "check --parent, or name the class with --class")
         out = [(c, parent) for c in subs]
     seen, uniq = set(), []
     for cls, p in out:

@@ -408,3 +408,20 @@ def test_report_counts_validations_in_the_singular(tmp_path):
     code, _, err = decouple(".", *SELECT, "--output", "out", cwd=tree)
     assert code == 0, err
     assert "- Validations: the one `HeavyEngine.__init__` has is kept;" in (tree / "out" / "report.md").read_text()
+
+
+# ---- one message style: what failed, on what path, what to do ------------------------------
+
+
+@pytest.mark.parametrize("args, says", [
+    (("nope", *SELECT), "ROOT nope does not exist; give the folder that holds the sources"),
+    (("shop/app.py", *SELECT), "ROOT shop/app.py is not a directory; give the folder that holds the sources"),
+    ((".", *SELECT, "--base", "Nope"), "--base Nope is not an ancestor of HeavyEngine; give one of its ancestors (Engine)"),
+    ((".", "--parent", "LightEngine"), "no subclass of LightEngine found under .; check --parent, or name the class with --class"),
+    ((".", "--class", "LightEngin"), "class LightEngin not found under .; did you mean LightEngine?"),
+])
+def test_errors_say_what_failed_where_and_what_to_do(tmp_path, args, says):
+    tree = project(tmp_path / "p")
+    code, out, err = decouple(*args, "--check", cwd=tree)
+    assert (code, out) == (2, "")
+    assert one_error_line(err) == f"decouple: error: {says}"
