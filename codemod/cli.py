@@ -58,9 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="class to decouple: Name or package.module:Name (repeatable); a name not found is an error "
                         "that suggests the closest class names of the tree")
     p.add_argument("--parent", metavar="NAME",
-                   help="the parent to decouple from, a direct base of each --class (a class with it nowhere in its "
-                        "MRO is already decoupled; further up than a direct base: exit 2); without --class, selects "
-                        "every subclass of it in the tree")
+                   help="the parent to decouple from, a direct base of each --class (if not: exit 2, unless the tool's "
+                        "marker, or with --no-markers its absence from the MRO, says the class was decoupled from it); "
+                        "without --class, selects every subclass of it in the tree")
     p.add_argument("--base", metavar="NAME", help="the new base (default: the parent's first base, or object)")
     p.add_argument("--output", "-o", metavar="DIR",
                    help="where report.json, report.md, patch.diff and files/ go (default: output/; the run ends with "

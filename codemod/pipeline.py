@@ -27,12 +27,13 @@ from .rules.verdict_already_decoupled import ID as ALREADY_DECOUPLED, former_par
 # needs none of them, and their imports (libcst, pyflakes) cost more than the rest of such a run.
 
 
-def select(index: Index, classes: tuple[str, ...], parent_spec: str | None) -> list[tuple[ClassInfo, ClassInfo | None]]:
+def select(index: Index, classes: tuple[str, ...], parent_spec: str | None,
+           markers: bool = True) -> list[tuple[ClassInfo, ClassInfo | None]]:
     """The (class, parent) pairs to analyse, in a stable order (a ``Former`` parent: nothing to do)."""
     parent = lookup(index, parent_spec) if parent_spec else None
     out: list[tuple[ClassInfo, ClassInfo | None]] = []
     if classes:
-        out = [(cls, given_parent(index, cls, parent)) for cls in (lookup(index, c) for c in classes)]
+        out = [(cls, given_parent(index, cls, parent, markers)) for cls in (lookup(index, c) for c in classes)]
     else:
         subs = index.subclasses(parent)
         if not subs:
@@ -47,20 +48,25 @@ def select(index: Index, classes: tuple[str, ...], parent_spec: str | None) -> l
     return uniq
 
 
-def given_parent(index: Index, cls: ClassInfo, parent: ClassInfo | None) -> ClassInfo | Former | None:
+def given_parent(index: Index, cls: ClassInfo, parent: ClassInfo | None, markers: bool = True) -> ClassInfo | Former | None:
     """The parent to analyse ``cls`` against when ``--parent`` names it (None: its own first base).
 
-    A class without the parent anywhere in its MRO is already decoupled from it, whether or not
-    the tool's marker says so (``--no-markers``): the check CI runs after ``--write``, with the
-    same arguments, passes. A parent further up the MRO than a direct base is bad input:
-    nothing the run could say about it answers what was asked."""
+    A class the tool decoupled from the parent is already decoupled (a ``Former`` parent), so
+    the check CI runs after ``--write``, with the same arguments, passes: its marker says so, or,
+    under ``--no-markers`` (a patch that leaves no trace), the parent is nowhere in its MRO. Any
+    other parent that is not a direct base is bad input: nothing the run could say about it
+    answers what was asked, and a check that passed on it would check nothing."""
     if parent is None or any(index._same_class(b, parent) for b in cls.bases):
         return parent
-    if former_parent(cls) == parent.name or not any(index._same_class(q, parent) for q in index.ancestors(cls)):
+    in_mro = any(index._same_class(q, parent) for q in index.ancestors(cls))
+    if former_parent(cls) == parent.name or not (markers or in_mro):
         return Former(parent.name)
     bases = ", ".join(b.rsplit(".", 1)[-1] for b in cls.bases) or "object"
-    raise UsageError(f"{cls.name} does not inherit {parent.name} directly (its bases: {bases}); "
-                     f"--parent names a direct base of each --class")
+    if in_mro:
+        raise UsageError(f"{cls.name} does not inherit {parent.name} directly (its bases: {bases}); "
+                         f"--parent names a direct base of each --class")
+    raise UsageError(f"{cls.name} does not inherit {parent.name} (its bases: {bases}); --parent names a direct base "
+                     f"of each --class (a class decoupled with --no-markers has no trace of it: check with --no-markers too)")
 
 
 class Progress:
@@ -87,7 +93,7 @@ class Progress:
 
 
 def analyse_all(index: Index, classes: tuple[str, ...], parent: str | None, base: str | None,
-                all_uses: bool = False) -> list[ClassAnalysis]:
+                all_uses: bool = False, markers: bool = True) -> list[ClassAnalysis]:
     """The analysis of every selected class (every other class's scan in a worker process)."""
     from .analyse import Analyzer
     from .scan_worker import scan_in_worker
@@ -95,7 +101,7 @@ def analyse_all(index: Index, classes: tuple[str, ...], parent: str | None, base
     progress = Progress()
     analyzer = Analyzer(index, progress, all_uses)
     try:
-        pairs = select(index, classes, parent)
+        pairs = select(index, classes, parent, markers)
         done: dict[int, ClassAnalysis | Exception] = {}
         with scan_in_worker(analyzer, pairs, base) as worker:
             # This process analyses its own classes first, then replays the worker's. (Parsing
@@ -184,7 +190,7 @@ def compute(tree: Tree, options: Options) -> Result:
 
     limits = Limits.of(options)
     index = Index(tree)
-    analyses = analyse_all(index, options.classes, options.parent, options.base, options.all_uses)
+    analyses = analyse_all(index, options.classes, options.parent, options.base, options.all_uses, options.markers)
     warnings = unparsable_files(index, analyses)
     candidates = [a for a in analyses if would_decouple(a, limits)]
     patches, refusals = ([], {}) if options.analyse_only else build_patches(index, candidates, options.markers, options.presented)

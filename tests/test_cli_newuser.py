@@ -352,12 +352,17 @@ def test_every_check_after_write_says_already_decoupled(tmp_path, markers):
     git(tree, "commit", "-qam", "decoupled")
     why = "its marker comment" if not markers else "no class of its MRO is HeavyEngine"
     for mode in (["--check"], ["--check", "--format", "github"], ["--write"], ["--diff"]):
-        code, out, err = decouple(".", *select, *mode, cwd=tree)
+        code, out, err = decouple(".", *select, *mode, *markers, cwd=tree)
         assert code == 0, err
         assert f"LightEngine: already decoupled from HeavyEngine ({why}): nothing to do\n" in err
         assert "decline" not in err
         if mode == ["--write"]:
             assert out == "nothing to write (0 classes decoupled, 1 already decoupled, 0 declined)\n"
+    if markers:
+        # Without --no-markers, a parent the class has no trace of is bad input, not a pass.
+        code, _, err = decouple(".", *select, "--check", cwd=tree)
+        assert code == 2 and one_error_line(err).endswith("(a class decoupled with --no-markers has no trace of it: "
+                                                          "check with --no-markers too)")
     # A parent further up the MRO than a direct base is still bad input.
     write_files(tree, {"shop/lighter.py": "from .light import LightEngine\n\n\nclass Lighter(LightEngine):\n    pass\n"})
     code, _, err = decouple(".", "--class", "Lighter", "--parent", "Engine", "--check", cwd=tree)

@@ -3,17 +3,17 @@
 ## What it does
 A class whose body carries the tool's marker comment (``# decouple: inlined from P.__init__``
 or ``# decouple: decoupled from P`` on the class line) and that no longer inherits ``P`` is
-declined as "already decoupled from P: nothing to do"; so is a class that ``--parent P`` names and that
-has ``P`` nowhere in its MRO, with or without a marker (a patch made with ``--no-markers``).
+declined as "already decoupled from P: nothing to do"; so is, under ``--no-markers`` (a patch
+that leaves no trace), a class that ``--parent P`` names and that has ``P`` nowhere in its MRO.
 
 ## Why
 Running the tool on its own output must change nothing (idempotence).
 
 ## Known problems
 Without ``--parent``, relies on the marker comment: a class decoupled by hand or with
-``--no-markers`` is judged against its new first base like any other. With ``--parent P``, a
-class that never inherited ``P`` also reads "already decoupled from P": either way it has
-nothing of ``P`` to shed.
+``--no-markers`` is judged against its new first base like any other. With ``--parent P`` and
+``--no-markers``, a class that never inherited ``P`` also reads "already decoupled from P"
+(either way it has nothing of ``P`` to shed); without ``--no-markers`` that is a usage error.
 
 ## Fix safety
 Nothing is rewritten.
