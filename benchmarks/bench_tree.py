@@ -41,7 +41,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from codemod.discover import fetch_release  # noqa: E402
+from codemod.discover import DEFAULT_CLASSES, fetch_release  # noqa: E402
 from codemod.word_index import words_in  # noqa: E402
 
 
@@ -121,6 +121,7 @@ def main(argv=None) -> int:
     work = Path(tempfile.mkdtemp(prefix="decouple-bench-"))
     base_env = dict(os.environ)
     decouple = [sys.executable, "-m", "codemod"]
+    select = [a for c in DEFAULT_CLASSES for a in ("--class", c)]  # a ROOT given needs its classes
     results: dict[str, list[tuple[float, float]]] = {}
     shared: dict[str, float | None] = {}
 
@@ -133,7 +134,7 @@ def main(argv=None) -> int:
     try:
         # Words the analysis looks for, from one warm-up run's cache entry.
         env0 = dict(base_env, DECOUPLE_CACHE_DIR=str(work / "cache0"))
-        first = subprocess.run(decouple + [str(root), "--check"], env=env0, capture_output=True, text=True)
+        first = subprocess.run(decouple + [str(root), *select, "--check"], env=env0, capture_output=True, text=True)
         if failed(first.returncode, first.args):
             why = (first.stderr.strip().splitlines() or ["no message"])[-1]
             sys.exit(f"bench_tree.py: decouple {root} --check exited with {first.returncode}: {why}")
@@ -148,31 +149,31 @@ def main(argv=None) -> int:
         target.unlink()
         target.write_bytes(text)
         env_edit = dict(base_env, DECOUPLE_CACHE_DIR=str(work / "cache-edit"))
-        subprocess.run(decouple + [str(edited), "--check"], env=env_edit, capture_output=True)
+        subprocess.run(decouple + [str(edited), *select, "--check"], env=env_edit, capture_output=True)
         touched = work / "touched"  # a real copy: new times here must not reach ROOT
         shutil.copytree(root, touched)
         env_touch = dict(base_env, DECOUPLE_CACHE_DIR=str(work / "cache-touch"))
-        subprocess.run(decouple + [str(touched), "--check"], env=env_touch, capture_output=True)
+        subprocess.run(decouple + [str(touched), *select, "--check"], env=env_touch, capture_output=True)
         for i in range(args.repeats):
             if ruff:
                 run("ruff check --select F --no-cache", [ruff, "check", "--select", "F", "--no-cache", "--quiet", str(root)], base_env)
             cold = dict(base_env, DECOUPLE_CACHE_DIR=str(work / f"cold{i}"))
-            run("decouple --check (cold)", decouple + [str(root), "--check"], cold)
-            run("decouple --check (warm)", decouple + [str(root), "--check"], cold)
+            run("decouple --check (cold)", decouple + [str(root), *select, "--check"], cold)
+            run("decouple --check (warm)", decouple + [str(root), *select, "--check"], cold)
             stamp = time.time_ns() + (i + 1) * 10**9
             for p in touched.rglob("*.py"):
                 os.utime(p, ns=(stamp, stamp))
-            run("decouple --check (warm, every file with a new time)", decouple + [str(touched), "--check"], env_touch)
+            run("decouple --check (warm, every file with a new time)", decouple + [str(touched), *select, "--check"], env_touch)
             target.write_bytes(text + f"# edit {i}\n".encode())
-            run("decouple --check after an edit to a file it reads", decouple + [str(edited), "--check"], env_edit)
-            run("decouple full patch run (cold)", decouple + [str(root), "--output", str(work / f"out{i}"), "--no-cache"], base_env)
+            run("decouple --check after an edit to a file it reads", decouple + [str(edited), *select, "--check"], env_edit)
+            run("decouple full patch run (cold)", decouple + [str(root), *select, "--output", str(work / f"out{i}"), "--no-cache"], base_env)
             dbl = dict(base_env, DECOUPLE_CACHE_DIR=str(work / f"dbl{i}"))
-            run("decouple --check on the doubled tree (cold)", decouple + [str(work / "doubled"), "--check"], dbl)
+            run("decouple --check on the doubled tree (cold)", decouple + [str(work / "doubled"), *select, "--check"], dbl)
             print(f"round {i + 1}/{args.repeats} done", file=sys.stderr, flush=True)
         shared = {
-            "decouple --check (cold)": together(decouple + [str(root), "--check"], dict(base_env, DECOUPLE_CACHE_DIR=str(work / "mem"))),
-            "decouple full patch run (cold)": together(decouple + [str(root), "--output", str(work / "out-mem"), "--no-cache"], base_env),
-            "decouple --check on the doubled tree (cold)": together(decouple + [str(work / "doubled"), "--check"], dict(base_env, DECOUPLE_CACHE_DIR=str(work / "mem2"))),
+            "decouple --check (cold)": together(decouple + [str(root), *select, "--check"], dict(base_env, DECOUPLE_CACHE_DIR=str(work / "mem"))),
+            "decouple full patch run (cold)": together(decouple + [str(root), *select, "--output", str(work / "out-mem"), "--no-cache"], base_env),
+            "decouple --check on the doubled tree (cold)": together(decouple + [str(work / "doubled"), *select, "--check"], dict(base_env, DECOUPLE_CACHE_DIR=str(work / "mem2"))),
         }
     finally:
         shutil.rmtree(work, ignore_errors=True)

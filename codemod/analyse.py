@@ -22,7 +22,7 @@ import re
 from .errors import UsageError
 from .index import ClassInfo, Index
 from .lookup import require_module
-from .model import ClassAnalysis, Scanned
+from .model import ClassAnalysis, Former, Scanned
 from .rules import (
     drop_same_as_base, drop_unprovided, hazard_class_name_string, hazard_class_registry, hazard_except_clause, hazard_isinstance, hazard_match_class,
     hazard_exported_parent, hazard_metaclass, hazard_mro_membership, hazard_type_list,
@@ -61,7 +61,9 @@ class Analyzer:
     def prepare(self, cls: ClassInfo, parent: ClassInfo | None, base: str | None) -> ClassState:
         """Everything up to the search of the rest of the tree (all there is when nothing is to do)."""
         former = None
-        if parent is None:
+        if isinstance(parent, Former):
+            parent, former = None, parent.name
+        elif parent is None:
             parent, former = self._resolve_parent(cls)
         if parent is None:
             return ClassState(self.index, ClassAnalysis(cls, None, "builtins.object", former=former))
@@ -150,7 +152,8 @@ class Analyzer:
                 return chain, _norm_object(nxt)
             c = self.index.resolve_class(nxt)
             if c is None:
-                raise UsageError(f"--base {base} is not an ancestor of {parent.name}")
+                names = ", ".join(q.rsplit(".", 1)[-1] for q in self.index.ancestors(parent)) or "none"
+                raise UsageError(f"--base {base} is not an ancestor of {parent.name}; give one of its ancestors ({names})")
             chain.append(c)
             cur = c
 

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .console import display_path
 from .discover import DEFAULT_CLASSES, DEFAULT_PACKAGE, DEFAULT_VERSION, open_tree
 from .errors import EXIT_USAGE, DecoupleError
 
@@ -22,8 +23,10 @@ Decouple a class from a heavyweight parent: find which members of the parent the
 class and the rest of the checkout really use (with file:line evidence), inline
 only those, reparent the class onto the parent's own base, and fix the imports.
 
-With no ROOT, runs on {DEFAULT_PACKAGE} {DEFAULT_VERSION} from PyPI (downloaded once, cached),
-and with no --class/--parent on {', '.join(DEFAULT_CLASSES)}.
+With no ROOT, ROOT is the nearest folder from the working folder up whose pyproject.toml has a
+[tool.decouple] table (as ruff finds its settings); with none, {DEFAULT_PACKAGE} {DEFAULT_VERSION}
+from PyPI (downloaded once, cached), on {', '.join(DEFAULT_CLASSES)}.
+A ROOT given needs --class, --parent, or its table's classes or parent.
 
 ROOT's pyproject.toml may hold the defaults, so that CI can run `decouple ROOT --check` alone:
   [tool.decouple]
@@ -49,13 +52,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("root", nargs="?", metavar="ROOT",
                    help="a source tree: a git checkout (packages under python/ or src/), an unpacked wheel, or site-packages. "
-                        f"Default: {DEFAULT_PACKAGE}=={DEFAULT_VERSION} from PyPI")
+                        "Default: the nearest folder up with [tool.decouple] in its pyproject.toml, "
+                        f"else {DEFAULT_PACKAGE}=={DEFAULT_VERSION} from PyPI")
     p.add_argument("--class", dest="classes", action="append", metavar="NAME", default=[],
                    help="class to decouple: Name or package.module:Name (repeatable); a name not found is an error "
                         "that suggests the closest class names of the tree")
     p.add_argument("--parent", metavar="NAME",
-                   help="the parent to decouple from, a direct base of each --class (if not: exit 2); without --class, "
-                        "selects every subclass of it in the tree")
+                   help="the parent to decouple from, a direct base of each --class (if not: exit 2, unless the tool's "
+                        "marker, or with --no-markers its absence from the MRO, says the class was decoupled from it); "
+                        "without --class, selects every subclass of it in the tree")
     p.add_argument("--base", metavar="NAME", help="the new base (default: the parent's first base, or object)")
     p.add_argument("--output", "-o", metavar="DIR",
                    help="where report.json, report.md, patch.diff and files/ go (default: output/; the run ends with "
@@ -133,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         print("decouple: interrupted", file=sys.stderr)
         return 130
     except OSError as exc:
-        print(f"decouple: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        where = f" {display_path(Path(exc.filename))}" if exc.filename else ""
+        print(f"decouple: error: cannot use{where}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:  # a bug of ours: still one line, with a way to see more
         if os.environ.get("DECOUPLE_DEBUG"):

@@ -9,13 +9,16 @@
     any-gain = false                    # --any-gain
 
 Only ROOT's own ``pyproject.toml`` is read (not its parents'): ROOT is what the run analyses,
-and a file above it may belong to another project.
+and a file above it may belong to another project. With no ROOT, ROOT is the nearest folder,
+from the working folder up, whose ``pyproject.toml`` has the table (as ruff finds its
+settings); with none, the run is on the pinned SGLang release.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from .console import display_path
 from .errors import UsageError
 
 try:
@@ -27,7 +30,7 @@ except ModuleNotFoundError:  # Python 3.10: tomli, where it is installed, is the
         tomllib = None
 
 KEYS = {
-    "classes": "a list of class names",
+    "classes": "a non-empty list of class names",
     "parent": "a class name",
     "base": "a class name",
     "max-copied-share": "a number from 0 to 1",
@@ -36,18 +39,30 @@ KEYS = {
 }
 
 
+def find_project(start: Path) -> Path | None:
+    """The nearest folder, ``start`` or above, whose pyproject.toml has a ``[tool.decouple]`` table."""
+    for folder in (start, *start.parents):
+        if table(folder) is not None:
+            return folder
+    return None
+
+
 def load(root: str | None) -> dict:
     """The validated ``[tool.decouple]`` table of ROOT's pyproject.toml, keys as written there;
     empty when there is no such file or table. A malformed one is a usage error."""
-    if root is None:
-        return {}
-    path = Path(root) / "pyproject.toml"
+    return (table(Path(root)) if root is not None else None) or {}
+
+
+def table(folder: Path) -> dict | None:
+    """The validated table of ``folder``'s pyproject.toml; None when there is no such file or table."""
+    path = folder / "pyproject.toml"
     try:
         data = path.read_bytes()
     except OSError:  # no file, or ROOT is not a directory (the tree says so next)
-        return {}
+        return None
     if b"decouple" not in data:
-        return {}  # no table can be there: the parse (and, on Python 3.10, a TOML parser) is not needed
+        return None  # no table can be there: the parse (and, on Python 3.10, a TOML parser) is not needed
+    path = display_path(path)
     if tomllib is None:
         raise UsageError(f"{path}: reading [tool.decouple] needs Python 3.11 or the tomli package")
     try:
@@ -55,20 +70,22 @@ def load(root: str | None) -> dict:
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UsageError(f"{path}: not valid TOML: {exc}") from None
     tool = doc.get("tool", {})
-    table = tool.get("decouple", {}) if isinstance(tool, dict) else {}
-    if not isinstance(table, dict):
+    found = tool.get("decouple") if isinstance(tool, dict) else None
+    if found is None:
+        return None
+    if not isinstance(found, dict):
         raise UsageError(f"{path}: tool.decouple must be a table ([tool.decouple])")
-    for key, value in table.items():
+    for key, value in found.items():
         if key not in KEYS:
             raise UsageError(f"{path}: unknown key {key!r} in [tool.decouple] (known: {', '.join(KEYS)})")
         if not _valid(key, value):
             raise UsageError(f"{path}: [tool.decouple] {key} must be {KEYS[key]}, got {value!r}")
-    return table
+    return found
 
 
 def _valid(key: str, value) -> bool:
     if key == "classes":
-        return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
+        return isinstance(value, list) and bool(value) and all(isinstance(v, str) and v for v in value)
     if key in ("parent", "base"):
         return isinstance(value, str) and bool(value)
     if key == "max-copied-share":

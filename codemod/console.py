@@ -17,6 +17,11 @@ DIFF_COLOURS = (("+++", "\033[1m"), ("---", "\033[1m"), ("diff --git", "\033[1m"
                 ("@@", "\033[36m"), ("+", "\033[32m"), ("-", "\033[31m"))
 
 
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """``1 method``, ``2 methods``: a number and its noun, which agree."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 def use_colour(choice: str, stream, environ=os.environ) -> bool:
     """``--color``: ``always`` and ``never`` as said; ``auto`` only on a terminal, and not when
     NO_COLOR is set to anything non-empty (https://no-color.org)."""
@@ -40,12 +45,13 @@ def colour_diff(diff: str) -> str:
 
 
 def check_line(fmt: str, root: Path, file: str, line: int, message: str) -> str:
-    """One ``--check`` finding: ``file:line: message`` (file under ROOT), or with ``github`` a
-    GitHub Actions annotation, whose file is from the working directory, as Actions resolves it."""
+    """One ``--check`` finding: ``file:line: message``, or with ``github`` a GitHub Actions
+    annotation. Either way the file is named from the working directory, as ruff names it and
+    as Actions resolves it."""
+    path = display_path(root / file)
     if fmt == "github":
-        path = display_path(root / file)
         return f"::warning file={_escape(path, True)},line={line}::{_escape(message, False)}"
-    return f"{file}:{line}: {message}"
+    return f"{path}:{line}: {message}"
 
 
 def _escape(text: str, in_property: bool) -> str:
@@ -68,7 +74,7 @@ def summary(written: list[str], classes: list[dict], patched: bool) -> str:
     counts = {d: sum(1 for c in classes if c["decision"] == d) for d in ("decouple", "decline", "unsafe")}
     already = sum(1 for c in classes if c["rule"] == ALREADY_DECOUPLED)
     n = counts["decouple"]
-    said = [f"{n} {'class' if n == 1 else 'classes'} {'decoupled' if patched or not n else 'would be decoupled'}"]
+    said = [f"{counted(n, 'class', 'classes')} {'decoupled' if patched or not n else 'would be decoupled'}"]
     if already:
         said.append(f"{already} already decoupled")
     said.append(f"{counts['decline'] - already} declined")

@@ -78,10 +78,11 @@ def _pip_download(package: str, version: str, dest: Path) -> Path:
     )
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["pip failed"])[-1]
-        raise UsageError(f"could not download {package}=={version} from PyPI: {last}")
+        raise UsageError(f"could not download {package}=={version} from PyPI ({last}); "
+                         "check the network or the pip index, or pass ROOT to run on sources you have")
     archives = sorted(Path(dest).iterdir()) if Path(dest).is_dir() else []
     if not archives:
-        raise UsageError(f"pip downloaded nothing for {package}=={version}")
+        raise UsageError(f"pip downloaded nothing for {package}=={version}; pass ROOT to run on sources you have")
     return archives[0]
 
 
@@ -121,9 +122,9 @@ class Tree:
     def open(cls, root: str | os.PathLike) -> "Tree":
         path = Path(root)
         if not path.exists():
-            raise UsageError(f"ROOT {root} does not exist")
+            raise UsageError(f"ROOT {root} does not exist; give the folder that holds the sources")
         if not path.is_dir():
-            raise UsageError(f"ROOT {root} is not a directory")
+            raise UsageError(f"ROOT {root} is not a directory; give the folder that holds the sources")
         return cls(path.resolve())
 
     @cached_property

@@ -206,6 +206,14 @@ class ClassAnalysis:
         return {"statements_kept": sl.kept_count, "statements_total": sl.total}
 
 
+@dataclass(frozen=True)
+class Former:
+    """What ``--parent`` named, for a class that no longer has it anywhere in its MRO: the class
+    is already decoupled from it, and there is nothing to do."""
+
+    name: str
+
+
 @dataclass
 class Scanned:
     """What the scan of the rest of the tree found for one class, in order: enough to replay it elsewhere."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import config
-from .console import use_colour
+from .console import display_path, use_colour
 from .discover import DEFAULT_CLASSES
 from .errors import UsageError
 
@@ -50,7 +50,11 @@ class Options:
         to_stdout = args.output == STDOUT
         if to_stdout and (args.diff or args.check):
             raise UsageError("--output - prints report.json on stdout, where --diff and --check print; give a folder")
-        file = config.load(args.root)
+        root = args.root
+        if root is None:
+            found = config.find_project(Path.cwd())
+            root = str(found) if found is not None else None
+        file = config.load(root)
         # The selection is one thing: --class or --parent on the command line replaces the file's
         # classes and parent together, so that --parent alone still means "every subclass".
         if args.classes or args.parent:
@@ -58,6 +62,9 @@ class Options:
         else:
             classes, parent = tuple(file.get("classes", ())), file.get("parent")
         if not classes and not parent:
+            if root is not None:  # the SGLang classes are the default of the SGLang release only
+                raise UsageError(f"nothing to decouple in {display_path(Path(root))}: pass --class NAME or --parent NAME, "
+                                 "or list them in its pyproject.toml ([tool.decouple] classes = [...])")
             classes = DEFAULT_CLASSES
         share = args.max_copied_share if args.max_copied_share is not None else file.get("max-copied-share", 0.5)
         if not 0 <= share <= 1:
@@ -65,7 +72,7 @@ class Options:
         quiet = args.check or args.diff or args.write or to_stdout
         output = Path(args.output) if args.output and not to_stdout else (None if quiet else Path("output"))
         return cls(
-            root=args.root, classes=classes, parent=parent, base=args.base or file.get("base"), output=output,
+            root=root, classes=classes, parent=parent, base=args.base or file.get("base"), output=output,
             report_to_stdout=to_stdout, diff=args.diff, check=args.check, write=args.write, force=args.force,
             analyse_only=args.analyse_only, emit_tests=args.emit_tests, all_uses=args.all_uses,
             no_cache=args.no_cache, max_copied_share=float(share), plain_gain=args.plain_gain or file.get("plain-gain", False),

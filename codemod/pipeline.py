@@ -19,24 +19,26 @@ from .emit import emit, unified_diff
 from .errors import UnsafeError, UsageError
 from .index import ClassInfo, Index
 from .lookup import lookup
-from .model import ClassAnalysis, Decision, Emitted, ModulePatch, Refusal, Result
+from .model import ClassAnalysis, Decision, Emitted, Former, ModulePatch, Refusal, Result
 from .options import Options
-from .rules.verdict_already_decoupled import former_parent
+from .rules.verdict_already_decoupled import ID as ALREADY_DECOUPLED, former_parent
 
 # The stages from analyse to check are imported where they run: a warm run (a cached result)
 # needs none of them, and their imports (libcst, pyflakes) cost more than the rest of such a run.
 
 
-def select(index: Index, classes: tuple[str, ...], parent_spec: str | None) -> list[tuple[ClassInfo, ClassInfo | None]]:
-    """The (class, parent) pairs to analyse, in a stable order."""
+def select(index: Index, classes: tuple[str, ...], parent_spec: str | None,
+           markers: bool = True) -> list[tuple[ClassInfo, ClassInfo | None]]:
+    """The (class, parent) pairs to analyse, in a stable order (a ``Former`` parent: nothing to do)."""
     parent = lookup(index, parent_spec) if parent_spec else None
     out: list[tuple[ClassInfo, ClassInfo | None]] = []
     if classes:
-        out = [(cls, given_parent(index, cls, parent)) for cls in (lookup(index, c) for c in classes)]
+        out = [(cls, given_parent(index, cls, parent, markers)) for cls in (lookup(index, c) for c in classes)]
     else:
         subs = index.subclasses(parent)
         if not subs:
-            raise UsageError(f"no subclass of {parent.name} found under {display_path(index.tree.root)}")
+            raise UsageError(f"no subclass of {parent.name} found under {display_path(index.tree.root)}; "
+                             "check --parent, or name the class with --class")
         out = [(c, parent) for c in subs]
     seen, uniq = set(), []
     for cls, p in out:
@@ -46,20 +48,25 @@ def select(index: Index, classes: tuple[str, ...], parent_spec: str | None) -> l
     return uniq
 
 
-def given_parent(index: Index, cls: ClassInfo, parent: ClassInfo | None) -> ClassInfo | None:
+def given_parent(index: Index, cls: ClassInfo, parent: ClassInfo | None, markers: bool = True) -> ClassInfo | Former | None:
     """The parent to analyse ``cls`` against when ``--parent`` names it (None: its own first base).
 
-    A parent that ``cls`` does not inherit is bad input, not a class to judge: nothing the run
-    could say about it answers what was asked. The tool's own output is the exception: a class
-    it decoupled from that parent is judged "already decoupled", so a check after ``--write``
-    passes."""
+    A class the tool decoupled from the parent is already decoupled (a ``Former`` parent), so
+    the check CI runs after ``--write``, with the same arguments, passes: its marker says so, or,
+    under ``--no-markers`` (a patch that leaves no trace), the parent is nowhere in its MRO. Any
+    other parent that is not a direct base is bad input: nothing the run could say about it
+    answers what was asked, and a check that passed on it would check nothing."""
     if parent is None or any(index._same_class(b, parent) for b in cls.bases):
         return parent
-    if former_parent(cls) == parent.name:
-        return None
+    in_mro = any(index._same_class(q, parent) for q in index.ancestors(cls))
+    if former_parent(cls) == parent.name or not (markers or in_mro):
+        return Former(parent.name)
     bases = ", ".join(b.rsplit(".", 1)[-1] for b in cls.bases) or "object"
-    raise UsageError(f"{cls.name} does not inherit {parent.name} (its bases: {bases}); "
-                     f"--parent names a direct base of each --class")
+    if in_mro:
+        raise UsageError(f"{cls.name} does not inherit {parent.name} directly (its bases: {bases}); "
+                         f"--parent names a direct base of each --class")
+    raise UsageError(f"{cls.name} does not inherit {parent.name} (its bases: {bases}); --parent names a direct base "
+                     f"of each --class (a class decoupled with --no-markers has no trace of it: check with --no-markers too)")
 
 
 class Progress:
@@ -86,7 +93,7 @@ class Progress:
 
 
 def analyse_all(index: Index, classes: tuple[str, ...], parent: str | None, base: str | None,
-                all_uses: bool = False) -> list[ClassAnalysis]:
+                all_uses: bool = False, markers: bool = True) -> list[ClassAnalysis]:
     """The analysis of every selected class (every other class's scan in a worker process)."""
     from .analyse import Analyzer
     from .scan_worker import scan_in_worker
@@ -94,7 +101,7 @@ def analyse_all(index: Index, classes: tuple[str, ...], parent: str | None, base
     progress = Progress()
     analyzer = Analyzer(index, progress, all_uses)
     try:
-        pairs = select(index, classes, parent)
+        pairs = select(index, classes, parent, markers)
         done: dict[int, ClassAnalysis | Exception] = {}
         with scan_in_worker(analyzer, pairs, base) as worker:
             # This process analyses its own classes first, then replays the worker's. (Parsing
@@ -189,7 +196,7 @@ def compute(tree: Tree, options: Options) -> Result:
 
     limits = Limits.of(options)
     index = Index(tree)
-    analyses = analyse_all(index, options.classes, options.parent, options.base, options.all_uses)
+    analyses = analyse_all(index, options.classes, options.parent, options.base, options.all_uses, options.markers)
     warnings = unparsable_files(index, analyses)
     candidates = [a for a in analyses if would_decouple(a, limits)]
     patches, refusals = ([], {}) if options.analyse_only else build_patches(index, candidates, options.markers, options.presented)
@@ -212,7 +219,9 @@ def compute(tree: Tree, options: Options) -> Result:
         report=report.build(tree.root, pairs, patches, risks, warnings),
         files=[Emitted(p.rel, p.before, p.after, p.encoding) for p in patches],
         diff="".join(unified_diff(p.rel, p.before, p.after) for p in patches),
-        summary=[f"{a.cls.name}: {v.decision}: {v.reason}" for a, v in pairs],
+        # "already decoupled" is its own verdict on the line as in the run's last line, not a decline.
+        summary=[f"{a.cls.name}: {v.reason}" if v.rule == ALREADY_DECOUPLED else f"{a.cls.name}: {v.decision}: {v.reason}"
+                 for a, v in pairs],
         check_lines=[(a.cls.file, a.cls.line, f"{a.cls.name} would be decoupled from {a.parent.name}: {v.reason}")
                      for a, v in pairs if v.decision == Decision.DECOUPLE],
         unsafe=unsafe,

@@ -21,6 +21,7 @@ from the analyses, their verdicts and the patches.
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 
@@ -122,12 +123,37 @@ def _inlined(patches: list[ModulePatch]) -> dict[str, list[str]]:
         for name, plan in p.plans.items():
             out.setdefault(name, []).extend(plan.inlined)
             out[name].extend(f"import kept although unused here: `{k}` (re-exported, or imported from this module elsewhere)" for k in p.imports_kept)
-        if p.imports_added or p.imports_removed:
+        if p.before is not None:
+            added, removed = import_changes(p.before, p.after)
             for name in p.plans:
-                out.setdefault(name, []).extend(
-                    [f"import added: `{i}`" for i in p.imports_added] + [f"import removed: `{r}`" for r in p.imports_removed]
-                )
+                out.setdefault(name, []).extend([f"import added: `{i}`" for i in added] + [f"import removed: `{r}`" for r in removed])
     return out
+
+
+def import_changes(before: str, after: str) -> tuple[list[str], list[str]]:
+    """The names imported in ``after`` and not ``before``, and the other way round, each spelt
+    as the patched (or the original) file spells its import: what the diff shows."""
+    old, new = _imported(before), _imported(after)
+    return _spelt(k for k in new if k not in old), _spelt(k for k in old if k not in new)
+
+
+def _imported(text: str) -> dict[tuple[str, str, str | None], None]:
+    """(``from`` part or "", name, alias) of every import statement, in order."""
+    out: dict = {}
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom):
+            src = "." * node.level + (node.module or "")
+            out.update(dict.fromkeys((src, a.name, a.asname) for a in node.names))
+        elif isinstance(node, ast.Import):
+            out.update(dict.fromkeys(("", a.name, a.asname) for a in node.names))
+    return out
+
+
+def _spelt(keys) -> list[str]:
+    by_source: dict[str, list[str]] = {}
+    for src, name, alias in keys:
+        by_source.setdefault(src, []).append(name + (f" as {alias}" if alias else ""))
+    return [f"from {src} import {', '.join(names)}" if src else f"import {', '.join(names)}" for src, names in by_source.items()]
 
 
 def json_text(rep: dict) -> str:

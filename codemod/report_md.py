@@ -11,6 +11,9 @@ relative to ROOT.
 
 from __future__ import annotations
 
+from .console import counted
+from .gpu import VERIFIED_CLASSES
+
 
 def render_md(rep: dict, verify: dict | None = None) -> str:
     classes = rep["classes"]
@@ -48,12 +51,13 @@ def _built(c: dict) -> tuple[list[str], int, int]:
 
 
 def _what(c: dict) -> str:
-    built, allocs, _ = _built(c)
+    built, allocs, calls = _built(c)
     waste = []
     if built:
         waste.append("constructs " + ", ".join(f"`{b}`" for b in built))
-    if allocs:
-        waste.append(f"makes {allocs} allocation{'s' if allocs > 1 else ''}")
+    made = ([counted(allocs, "allocation")] if allocs else []) + ([counted(calls, "other call")] if calls else [])
+    if made:
+        waste.append("makes " + " and ".join(made))
     return (f"`{c['name']}` inherits `{_short(c['parent'])}` but uses {c['reuse']['members_used']} of its "
             f"{c['reuse']['members_total']} members. Every instance still runs `{_short(c['parent'])}.__init__`"
             + (f", which {' and '.join(waste)} that `{c['name']}` never uses." if waste else ".")
@@ -66,11 +70,11 @@ def _why(c: dict) -> str:
     skipped = ir.get("statements_total", 0) - ir.get("statements_kept", 0)
     parts = [f"{skipped} of the {ir.get('statements_total', 0)} statements of `{_short(c['parent'])}.__init__` no longer run"]
     if built:
-        parts.append(f"{len(built)} kind{'s' if len(built) > 1 else ''} of object no longer built ({', '.join(f'`{b}`' for b in built)})")
+        parts.append(f"{counted(len(built), 'kind')} of object no longer built ({', '.join(f'`{b}`' for b in built)})")
     if allocs:
-        parts.append(f"{allocs} allocation{'s' if allocs > 1 else ''} no longer made")
+        parts.append(f"{counted(allocs, 'allocation')} no longer made")
     if calls:
-        parts.append(f"{calls} other call{'s' if calls > 1 else ''} no longer made")
+        parts.append(f"{counted(calls, 'other call')} no longer made")
     return f"- `{c['name']}`, each time it is constructed: " + "; ".join(parts) + "."
 
 
@@ -99,10 +103,11 @@ def _risk(c: dict) -> list[str]:
     out = [f"### `{c['name']}`\n"]
     validations = [s for s in c.get("kept_for_effect", []) if s["rule"] == "DC110"]
     handoffs = [s for s in c.get("kept_for_effect", []) if s["rule"] == "DC111"]
-    kept = (f"all {len(validations)} of `{_short(c['parent'])}.__init__`'s are kept" if validations
-            else f"`{_short(c['parent'])}.__init__` has none the class can reach")
+    init = f"`{_short(c['parent'])}.__init__`"
+    kept = (f"the one {init} has is kept" if len(validations) == 1 else f"all {len(validations)} of {init}'s are kept"
+            if validations else f"{init} has none the class can reach")
     out.append(f"- Validations: {kept}"
-               + (f"; {len(handoffs)} hand-off{'s' if len(handoffs) > 1 else ''} of the instance kept" if handoffs else "") + ".")
+               + (f"; {counted(len(handoffs), 'hand-off')} of the instance kept" if handoffs else "") + ".")
     risk = c.get("risk", {})
     for w in risk.get("global_writes", []):
         uses = ""
@@ -138,7 +143,7 @@ def _risk(c: dict) -> list[str]:
         elif h["rule"] == "DC301":  # a computed name let pass on an object of unknown type
             out.append(f"- `{h['file']}:{h['line']}` {_md(h['what'])}.")
     if c.get("comments_to_review"):
-        out.append(f"- {len(c['comments_to_review'])} comment{'s' if len(c['comments_to_review']) > 1 else ''} to review "
+        out.append(f"- {counted(len(c['comments_to_review']), 'comment')} to review "
                    "(listed under Evidence).")
     out.append("- Not checked: code that reaches attributes by a computed name (`getattr(x, name)`, `vars(x)`, "
                "`x.__dict__`, `dir(x)`) outside the class's own code, that calls another class's method unbound "
@@ -162,7 +167,7 @@ def _tested(rep: dict, verify: dict | None) -> list[str]:
         out.append(f"- On the GPU: the attention kit passed {p.get('passed', 0)} cases patched and {o.get('passed', 0)} original "
                    f"(failed: {p.get('failed', 0)} and {o.get('failed', 0)}); "
                    f"{verify.get('outputs_bitwise_equal', 0)} of {verify.get('outputs_compared', 0)} outputs bitwise equal.")
-    else:
+    elif any(c["qualname"] in VERIFIED_CLASSES for c in rep["classes"] if c["decision"] == "decouple"):
         out.append("- Not run on a GPU: `decouple verify --output DIR` on a CUDA machine runs the attention kit on both sides "
                    "and adds the result here.")
     out.append("")

@@ -278,7 +278,8 @@ def side_effect(stmt: ast.stmt, facts: Facts) -> tuple[str, str] | None:
                 why = rule.match_call(name, last, stmt, call)
                 if why:
                     return rule.ID, why
-    return None
+    why = effect_allocation.match(stmt, facts)
+    return (effect_allocation.ID, why) if why else None
 
 
 # ---- the slice as the analysis runs it -------------------------------------------------

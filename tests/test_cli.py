@@ -49,7 +49,7 @@ def test_unsafe_is_exit_3_with_report_and_no_patch(tmp_path):
 def test_check_and_diff_write_nothing(tmp_path):
     tree = copy_tree(CASE, tmp_path / "tree")
     before = tree_hashes(tree)
-    code, out, _ = run_cli(tree, "--class", "Child", "--check")
+    code, out, _ = run_cli(".", "--class", "Child", "--check", cwd=tree)
     assert code == 1
     assert out.startswith("pkg/child.py:4: Child would be decoupled from Parent")
     code, out, _ = run_cli(tree, "--class", "Child", "--diff")
@@ -120,10 +120,10 @@ def test_parent_the_class_does_not_inherit_is_exit_2(tmp_path):
     for mode in ([], ["--check"]):
         code, out, err = run_cli(tree, "--class", "Child", "--parent", "Base", *mode, "--output", tmp_path / "o")
         assert code == 2, err
-        assert err.strip() == "decouple: error: Child does not inherit Base (its bases: Parent); --parent names a direct base of each --class"
+        assert err.strip() == "decouple: error: Child does not inherit Base directly (its bases: Parent); --parent names a direct base of each --class"
         assert out == ""
     assert tree_hashes(tree) == before and not (tmp_path / "o").exists()
-    code, out, _ = run_cli(tree, "--class", "Child", "--parent", "Parent", "--check")
+    code, out, _ = run_cli(".", "--class", "Child", "--parent", "Parent", "--check", cwd=tree)
     assert code == 1 and out.startswith("pkg/child.py:4: Child would be decoupled from Parent")
 
 
@@ -136,7 +136,7 @@ def test_second_write_is_a_clean_no_op(tmp_path):
     for parent in ([], ["--parent", "Parent"]):
         code, out, err = run_cli(".", "--class", "Child", *parent, "--write", cwd=tree)
         assert code == 0, err
-        assert "Child was already decoupled from Parent" in err and "uncommitted" not in err
+        assert "Child: already decoupled from Parent (its marker comment): nothing to do\n" in err and "uncommitted" not in err
         assert out == "nothing to write (0 classes decoupled, 1 already decoupled, 0 declined)\n"
         assert tree_hashes(tree) == written
         # The check CI runs after the fix passes with --parent too: the tool's output is not "does not inherit".

@@ -16,7 +16,7 @@ def tree_with(tmp_path, pyproject: str):
 def test_pyproject_supplies_the_selection(tmp_path):
     tree = tree_with(tmp_path, '[project]\nname = "shop"\n\n[tool.decouple]\nclasses = ["Child"]\nparent = "Parent"\nbase = "Base"\n')
     before = tree_hashes(tree)
-    code, out, err = run_cli(tree, "--check")
+    code, out, err = run_cli(".", "--check", cwd=tree)
     assert code == 1, err
     assert out.startswith(FINDING)
     assert tree_hashes(tree) == before
@@ -24,10 +24,10 @@ def test_pyproject_supplies_the_selection(tmp_path):
 
 def test_pyproject_supplies_the_limits(tmp_path):
     tree = tree_with(tmp_path, '[tool.decouple]\nclasses = ["Child"]\nmax-copied-share = 0\n')
-    code, out, err = run_cli(tree, "--check")
+    code, out, err = run_cli(".", "--check", cwd=tree)
     assert code == 0 and out == "" and "the parent's logic is really reused" in err
     # The command line wins over the file, key by key.
-    code, out, _ = run_cli(tree, "--check", "--max-copied-share", "1")
+    code, out, _ = run_cli(".", "--check", "--max-copied-share", "1", cwd=tree)
     assert code == 1 and out.startswith(FINDING)
 
 
@@ -43,31 +43,31 @@ def test_any_gain_decouples_a_class_that_skips_no_init_work(tmp_path, how):
     from conftest import write_files
 
     tree = write_files(tmp_path / "tree", SKIPS_NOTHING)
-    code, out, err = run_cli(tree, "--class", "Child", "--check")
+    code, out, err = run_cli(".", "--class", "Child", "--check", cwd=tree)
     assert code == 0 and out == "" and "never runs work of Parent.__init__ that it could skip" in err
     if how == "file":
         (tree / "pyproject.toml").write_text("[tool.decouple]\nany-gain = true\n")
-    code, out, err = run_cli(tree, "--class", "Child", "--check", *(["--any-gain"] if how == "flag" else []))
+    code, out, err = run_cli(".", "--class", "Child", "--check", *(["--any-gain"] if how == "flag" else []), cwd=tree)
     assert code == 1 and out.startswith("pkg/child.py:4: Child would be decoupled from Parent"), err
 
 
 def test_command_line_selection_replaces_the_files(tmp_path):
     # The file's classes and parent go together: --class on the command line replaces both.
     tree = tree_with(tmp_path, '[tool.decouple]\nclasses = ["Nope"]\nparent = "Base"\n')
-    code, _, err = run_cli(tree, "--check")
+    code, _, err = run_cli(".", "--check", cwd=tree)
     assert code == 2 and "class Nope not found" in err
-    code, out, err = run_cli(tree, "--check", "--class", "Child")
+    code, out, err = run_cli(".", "--check", "--class", "Child", cwd=tree)
     assert code == 1 and out.startswith(FINDING), err
 
 
 def test_a_pyproject_without_the_table_is_ignored(tmp_path):
     tree = tree_with(tmp_path, '[project]\nname = "shop"\n[tool.ruff]\nline-length = 100\n')
-    code, out, _ = run_cli(tree, "--class", "Child", "--check")
+    code, out, _ = run_cli(".", "--class", "Child", "--check", cwd=tree)
     assert code == 1 and out.startswith(FINDING)
 
 
 @pytest.mark.parametrize("text, says", [
-    ('[tool.decouple]\nclasses = "Child"\n', "[tool.decouple] classes must be a list of class names, got 'Child'"),
+    ('[tool.decouple]\nclasses = "Child"\n', "[tool.decouple] classes must be a non-empty list of class names, got 'Child'"),
     ('[tool.decouple]\nclass = ["Child"]\n', "unknown key 'class' in [tool.decouple]"),
     ('[tool.decouple]\nmax-copied-share = 2\n', "max-copied-share must be a number from 0 to 1, got 2"),
     ('[tool.decouple]\nplain-gain = "yes"\n', "plain-gain must be true or false"),

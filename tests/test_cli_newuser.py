@@ -298,3 +298,135 @@ def test_an_unparsable_file_naming_only_kept_members_is_a_warning(tmp_path):
     assert f"decouple: warning: {warning}\n" in err and err.count("warning") == 1
     assert f"- {warning}" in (tree / "out" / "report.md").read_text()
     assert "def submit(self, job):" in (tree / "out" / "patch.diff").read_text()
+
+
+# ---- how ROOT and the classes are found --------------------------------------------------
+
+TABLE = '[project]\nname = "shop"\n\n[tool.decouple]\nclasses = ["LightEngine"]\n'
+
+
+def test_no_root_runs_on_the_nearest_project_with_a_decouple_table(tmp_path):
+    tree = project(tmp_path / "p")
+    (tree / "pyproject.toml").write_text(TABLE)
+    (tree / "docs").mkdir()
+    # From a sub-folder, as ruff finds its settings; files are named from where it runs, as
+    # ruff names them (absolute outside the working folder).
+    code, out, err = decouple("--check", cwd=tree / "shop")
+    assert code == 1, err
+    assert out.startswith("light.py:4: LightEngine would be decoupled from HeavyEngine: ")
+    code, out, err = decouple("--check", cwd=tree / "docs")
+    assert out.startswith(f"{tree / 'shop' / 'light.py'}:4: LightEngine would be decoupled from HeavyEngine: ")
+    # A pyproject.toml without the table on the way up is passed over.
+    (tree / "shop" / "pyproject.toml").write_text('[tool.ruff]\nline-length = 100\n')
+    code, out, _ = decouple("--check", cwd=tree / "shop")
+    assert code == 1 and out.startswith("light.py:4: ")
+
+
+def test_an_empty_classes_list_is_an_error(tmp_path):
+    tree = project(tmp_path / "p")
+    (tree / "pyproject.toml").write_text('[tool.decouple]\nclasses = []\n')
+    for args in ([], ["."]):
+        code, out, err = decouple(*args, "--check", cwd=tree)
+        assert code == 2 and out == ""
+        assert one_error_line(err) == ("decouple: error: pyproject.toml: [tool.decouple] classes must be a non-empty "
+                                       "list of class names, got []")
+
+
+def test_root_without_a_class_says_what_to_pass(tmp_path):
+    tree = project(tmp_path / "p")
+    code, out, err = decouple(".", "--check", cwd=tree)
+    assert code == 2 and out == ""
+    assert one_error_line(err) == ("decouple: error: nothing to decouple in .: pass --class NAME or --parent NAME, "
+                                   "or list them in its pyproject.toml ([tool.decouple] classes = [...])")
+
+
+# ---- after --write, the same check passes ----------------------------------------------
+
+
+@pytest.mark.parametrize("markers", [[], ["--no-markers"]])
+def test_every_check_after_write_says_already_decoupled(tmp_path, markers):
+    tree = committed(project(tmp_path / "p"))
+    select = ("--class", "LightEngine", "--parent", "HeavyEngine")
+    code, out, err = decouple(".", *select, "--write", *markers, cwd=tree)
+    assert code == 0 and out == "wrote shop/light.py (1 class decoupled, 0 declined)\n", err
+    git(tree, "commit", "-qam", "decoupled")
+    why = "its marker comment" if not markers else "no class of its MRO is HeavyEngine"
+    for mode in (["--check"], ["--check", "--format", "github"], ["--write"], ["--diff"]):
+        code, out, err = decouple(".", *select, *mode, *markers, cwd=tree)
+        assert code == 0, err
+        assert f"LightEngine: already decoupled from HeavyEngine ({why}): nothing to do\n" in err
+        assert "decline" not in err
+        if mode == ["--write"]:
+            assert out == "nothing to write (0 classes decoupled, 1 already decoupled, 0 declined)\n"
+    if markers:
+        # Without --no-markers, a parent the class has no trace of is bad input, not a pass.
+        code, _, err = decouple(".", *select, "--check", cwd=tree)
+        assert code == 2 and one_error_line(err).endswith("(a class decoupled with --no-markers has no trace of it: "
+                                                          "check with --no-markers too)")
+    # A parent further up the MRO than a direct base is still bad input.
+    write_files(tree, {"shop/lighter.py": "from .light import LightEngine\n\n\nclass Lighter(LightEngine):\n    pass\n"})
+    code, _, err = decouple(".", "--class", "Lighter", "--parent", "Engine", "--check", cwd=tree)
+    assert code == 2 and "Lighter does not inherit Engine directly (its bases: LightEngine)" in one_error_line(err)
+
+
+def test_verdict_line_counts_agree_in_number(tmp_path):
+    tree = project(tmp_path / "p")
+    code, _, err = decouple(".", *SELECT, "--check", cwd=tree)
+    assert code == 1
+    code, out, err = decouple(".", *SELECT, "--output", "out", cwd=tree)
+    assert ("LightEngine: decouple: uses 2 of 5 members of HeavyEngine (1 method) and 2 of 4 statements of its "
+            "__init__\n") in err
+
+
+# ---- the report speaks of the user's code --------------------------------------------
+
+
+def test_report_on_code_that_is_not_sglang(tmp_path):
+    tree = project(tmp_path / "p")
+    code, _, err = decouple(".", *SELECT, "--output", "out", cwd=tree)
+    assert code == 0, err
+    md = (tree / "out" / "report.md").read_text()
+    diff = (tree / "out" / "patch.diff").read_text()
+    assert "GPU" not in md and "attention kit" not in md
+    # The same report on a class that decouple verify knows says how to run it.
+    from codemod.gpu import VERIFIED_CLASSES
+    from codemod.report_md import render_md
+
+    rep = json.loads((tree / "out" / "report.json").read_text())
+    rep["classes"][0]["qualname"] = VERIFIED_CLASSES[0]
+    assert "- Not run on a GPU: `decouple verify --output DIR`" in render_md(rep)
+    # The imports listed are the diff's, spelt as the diff spells them.
+    assert "+from .engine import REGISTRY, Engine\n" in diff and "-from .engine import HeavyEngine\n" in diff
+    assert "- import added: `from .engine import REGISTRY, Engine`\n" in md
+    assert "- import removed: `from .engine import HeavyEngine`\n" in md
+    # Every call and allocation that no longer runs is listed, and the numbers read right.
+    assert "- `shop/engine.py:14` `self.db = sqlite3.connect(\":memory:\")`: call with possible side effects" in md
+    assert "- `shop/engine.py:15` `self.buffer = [0] * 1_000_000`: allocation: a repeated list" in md
+    assert "which makes 1 allocation and 1 other call that `LightEngine` never uses" in md
+    assert "**decouple**: uses 2 of 5 members of HeavyEngine (1 method) and 2 of 4 statements of its __init__" in md
+    assert "1 hand-off of the instance kept" in md
+
+
+def test_report_counts_validations_in_the_singular(tmp_path):
+    engine = ENGINE.replace("        self.name = name\n", "        if not name:\n            raise ValueError(name)\n        self.name = name\n")
+    tree = project(tmp_path / "p", shop__engine_py=engine)
+    code, _, err = decouple(".", *SELECT, "--output", "out", cwd=tree)
+    assert code == 0, err
+    assert "- Validations: the one `HeavyEngine.__init__` has is kept;" in (tree / "out" / "report.md").read_text()
+
+
+# ---- one message style: what failed, on what path, what to do ------------------------------
+
+
+@pytest.mark.parametrize("args, says", [
+    (("nope", *SELECT), "ROOT nope does not exist; give the folder that holds the sources"),
+    (("shop/app.py", *SELECT), "ROOT shop/app.py is not a directory; give the folder that holds the sources"),
+    ((".", *SELECT, "--base", "Nope"), "--base Nope is not an ancestor of HeavyEngine; give one of its ancestors (Engine)"),
+    ((".", "--parent", "LightEngine"), "no subclass of LightEngine found under .; check --parent, or name the class with --class"),
+    ((".", "--class", "LightEngin"), "class LightEngin not found under .; did you mean LightEngine?"),
+])
+def test_errors_say_what_failed_where_and_what_to_do(tmp_path, args, says):
+    tree = project(tmp_path / "p")
+    code, out, err = decouple(*args, "--check", cwd=tree)
+    assert (code, out) == (2, "")
+    assert one_error_line(err) == f"decouple: error: {says}"

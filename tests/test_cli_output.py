@@ -56,10 +56,10 @@ def test_output_dash_with_check_or_diff_is_a_usage_error(tmp_path):
 
 def test_check_says_each_verdict_once():
     # Child would be decoupled (stdout); Base has no parent and is declined (stderr, not on stdout).
-    code, out, err = run_cli(CASE, "--class", "Child", "--class", "Base", "--check", "--no-cache")
+    code, out, err = run_cli(".", "--class", "Child", "--class", "Base", "--check", "--no-cache", cwd=CASE)
     assert code == 1
     assert out.splitlines() == [
-        "pkg/child.py:4: Child would be decoupled from Parent: Child uses 4 of 9 members of Parent (1 methods) "
+        "pkg/child.py:4: Child would be decoupled from Parent: uses 4 of 9 members of Parent (1 method) "
         "and 3 of 5 statements of its __init__"]
     assert err == "Base: decline: nothing to do: Base has no parent class under ROOT\n"
 
@@ -68,8 +68,8 @@ def test_format_github_prints_annotations(tmp_path):
     tree = copy_tree(CASE, tmp_path / "tree")
     code, out, err = run_cli(".", "--class", "Child", "--check", "--format", "github", cwd=tmp_path / "tree")
     assert code == 1, err
-    assert out == ("::warning file=pkg/child.py,line=4::Child would be decoupled from Parent: Child uses 4 of 9 "
-                   "members of Parent (1 methods) and 3 of 5 statements of its __init__\n")
+    assert out == ("::warning file=pkg/child.py,line=4::Child would be decoupled from Parent: uses 4 of 9 "
+                   "members of Parent (1 method) and 3 of 5 statements of its __init__\n")
     # From another directory, the file is named from there, as Actions resolves it.
     code, out, _ = run_cli(tree, "--class", "Child", "--check", "--format", "github", cwd=tmp_path)
     assert out.startswith("::warning file=tree/pkg/child.py,line=4::")

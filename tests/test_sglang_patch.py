@@ -130,7 +130,7 @@ def test_gpu_numbers_fold_into_why_and_how_tested(patched):
 
 def test_second_run_changes_nothing(patched):
     _, tree, _ = patched
-    code, out, err = run_cli(tree, "--check", "--diff")
+    code, out, err = run_cli(tree, "--class", "TRTLLMHAAttnBackend", "--class", "TRTLLMHAAttnMultiStepDraftBackend", "--check", "--diff")
     assert code == 0, err
     assert out == ""
     assert "already decoupled" in err

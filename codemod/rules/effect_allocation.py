@@ -3,20 +3,22 @@
 ## What it does
 Lists each dropped statement of the parent's ``__init__`` that allocates: calls named
 like tensor factories (``empty``, ``zeros``, ``full``, ``arange``, ...), ``*alloc*`` or
-``get_buffer``.
+``get_buffer``, or a repeated sequence (``[0] * n``).
 
 ## Why
 This is usually the point of the change (memory no longer allocated), and the reviewer
 should see each allocation that goes.
 
 ## Known problems
-Recognised by name only.
+Recognised by name, or by the shape of ``[...] * n``; a comprehension is not listed.
 
 ## Fix safety
 Reported only.
 """
 
 from __future__ import annotations
+
+import ast
 
 ID = "DC404"
 NAME = "dropped-allocation"
@@ -26,4 +28,14 @@ ALLOCATORS = {"empty", "zeros", "ones", "full", "arange", "tensor", "empty_like"
 def match_call(name: str, last: str, stmt, call) -> str | None:
     if last in ALLOCATORS or "alloc" in last or last == "get_buffer":
         return f"allocation: {name}()"
+    return None
+
+
+def match(stmt: ast.stmt, facts=None) -> str | None:
+    """A repeated list or tuple (``[0] * 1_000_000``): an allocation without any call."""
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            seq = next((s for s in (node.left, node.right) if isinstance(s, (ast.List, ast.Tuple))), None)
+            if seq is not None:
+                return f"allocation: a repeated {'list' if isinstance(seq, ast.List) else 'tuple'}"
     return None

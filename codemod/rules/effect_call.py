@@ -1,9 +1,10 @@
 """DC406 dropped-call: report a dropped expression statement that calls something.
 
 ## What it does
-Lists each dropped expression statement of the parent's ``__init__`` that calls a
-function other than a pure builtin (``len``, ``isinstance``, ...) or a mutator of the
-instance's own state (``self.x.append(...)``).
+Lists each dropped statement of the parent's ``__init__`` (a call on its own, or one whose
+value is assigned: ``self.db = sqlite3.connect(...)``) that calls a function other than a
+pure builtin (``len``, ``isinstance``, ...) or a mutator of the instance's own state
+(``self.x.append(...)``).
 
 ## Why
 A call made for its effect may matter to code elsewhere.
@@ -26,7 +27,7 @@ NAME = "dropped-call"
 
 
 def match_call(name: str, last: str, stmt, call: ast.Call) -> str | None:
-    if isinstance(stmt, ast.Expr) and name and last not in PURE_CALLS and not _mutates_only_self(call):
+    if name and last not in PURE_CALLS and not _mutates_only_self(call):
         return f"call with possible side effects: {name}()"
     return None
 

@@ -16,6 +16,7 @@ The patch must still pass the rewrite (DC6xx) and the checks; otherwise DC510 or
 
 from __future__ import annotations
 
+from ..console import counted
 from ..model import ClassAnalysis, Decision, Verdict
 from .verdict_mostly_reused import methods_kept
 
@@ -25,7 +26,9 @@ NAME = "decouple"
 
 def judge(a: ClassAnalysis, limits=None) -> Verdict:
     r, init = a.reuse, a.init_reuse
+    # The class's name leads every line that shows this reason: the reason does not repeat it.
     return Verdict(Decision.DECOUPLE, ID, (
-        f"{a.cls.name} uses {r['members_used']} of {r['members_total']} members of {a.parent.name}"
-        f" ({len(methods_kept(a))} methods) and {init['statements_kept']} of {init['statements_total']} statements of its __init__"
+        f"uses {r['members_used']} of {counted(r['members_total'], 'member')} of {a.parent.name}"
+        f" ({counted(len(methods_kept(a)), 'method')}) and {init['statements_kept']} of "
+        f"{counted(init['statements_total'], 'statement')} of its __init__"
     ))

@@ -27,6 +27,9 @@ def test_no_change_for_plain_assignments(tmp_path):
     pytest.param("DC404", "self.buf = torch.empty(n)", id="allocation"),
     pytest.param("DC405", "self.pool = Pool(n)", id="construction"),
     pytest.param("DC406", "log('built')", id="call"),
+    pytest.param("DC406", "self.db = sqlite3.connect(':memory:')", id="call-assigned"),
+    pytest.param("DC404", "self.buffer = [0] * 1_000_000", id="repeated-list"),
+    pytest.param("DC404", "self.slots = n * (None,)", id="repeated-tuple"),
 ])
 def test_reported(tmp_path, rule, dropped):
     a, _ = analyse(tmp_path, files(dropped))
@@ -37,6 +40,7 @@ def test_reported(tmp_path, rule, dropped):
     pytest.param("len([n])", id="pure-builtin"),
     pytest.param("self.items = []\nself.items.append(n)", id="the-instance-own-state"),
     pytest.param("x = n + 1", id="a-local"),
+    pytest.param("self.limit = len([n]) * 2", id="an-assigned-pure-builtin"),
 ])
 def test_near_misses_are_not_reported(tmp_path, dropped):
     a, _ = analyse(tmp_path, files(dropped))
