@@ -7,7 +7,8 @@ default), unless the copy is small and the class skips real work: at most
 ``SMALL_COPY_METHODS`` (3) methods and properties of at most ``SMALL_COPY_LINES`` (25) lines
 together, while the statements of the parent's ``__init__`` it no longer runs do real work: a
 loop, a comprehension, an allocation such as ``[0] * n``, or a call other than a cheap builtin's
-(DC505's test), or a loop is fused away (DC603).
+(DC505's test), or a loop is fused away (DC603). ``--max-copied-share`` overrides both ways: a
+share of 1 never declines, and a share below the default turns the small-copy allowance off.
 
 ## Why
 Copying most of a parent into a child duplicates it: the inheritance is real reuse. A share
@@ -38,6 +39,7 @@ def methods_kept(a: ClassAnalysis) -> list[str]:
     return [n for n in a.kept if a.kind(n) in ("method", "property")]
 
 
+DEFAULT_SHARE = 0.5
 SMALL_COPY_METHODS = 3
 SMALL_COPY_LINES = 25
 
@@ -46,11 +48,12 @@ def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
     kept = methods_kept(a)
     code = {n: span(m.node) for n, (m, _) in a.members.items() if m.kind in ("method", "property")}
     copied = sum(code[n] for n in kept if n in code)
-    share = limits.max_copied_share if limits is not None else 0.5
+    share = limits.max_copied_share if limits is not None else DEFAULT_SHARE
     if not code or copied <= share * sum(code.values()):
         return None
     work = a.fusions or any(real_work(st) for st in dropped_statements(a))
-    if work and len(kept) <= SMALL_COPY_METHODS and copied <= SMALL_COPY_LINES:
+    strict = share < DEFAULT_SHARE  # a user who lowers the share asks for the strict rule
+    if work and not strict and len(kept) <= SMALL_COPY_METHODS and copied <= SMALL_COPY_LINES:
         return None  # a few small methods against real construction work: decouple
     return Verdict(Decision.DECLINE, ID, (
         f"{a.cls.name} would need {copied} of {sum(code.values())} lines of {a.parent.name}'s methods "
