@@ -14,14 +14,31 @@ new base (or another base) needs it; every ``Base.__init__(self, ...)`` named ex
 every call that reaches code staying on the class (its overrides, the new base's methods);
 and each ``self.m()`` is taken to define what ``m`` may assign and to need what it reads.
 
+Arguments for the parent's ``*args``/``**kwargs`` are bound as Python binds them. Explicit
+positionals past the parent's named ones become its ``*args`` tuple; keywords it does not name,
+and one ``**mapping`` of the class's call, become its ``**kwargs`` as a fresh dict, in call order
+(``kwargs = dict(opts)``, ``kwargs_parent = {"fast": True, **kwargs}``), so pops in the inlined
+code leave the class's own mapping as it was. Each parameter the class does not pass explicitly
+but the mapping may hold is popped from that dict: ``x = kwargs.pop("x", <default>)``, or
+``kwargs.pop("x")`` without a default; one the slice does not read is still popped when the
+parent's ``**kwargs`` is read. Such parameters are never folded (DC602): the mapping decides
+them at run time. A default is spelt as the parent's module means it (DC608 aliases a name the
+class's module binds otherwise).
+
 ## Why
 The class keeps exactly the construction work it depends on, and nothing else runs.
 
 ## Known problems
-Refuses (DC510) when the class forwards ``*args``/``**kwargs`` to the parent (parameters
-cannot be bound), or when a parameter the slice reads is not bound. Free names of the
-inlined code are looked up in the class's module as they are (the imports rule adds
-what is missing).
+Refuses (DC510), with the reason, when the class's call passes a ``*iterable`` (which
+parameters its items fill is known only at run time; a tuple could be bound like a mapping,
+but is not yet), more than one ``**mapping``, a ``**mapping`` to a parent without
+``**kwargs`` (a key it does not name would raise ``TypeError`` there, not in inlined code),
+more positionals or keywords than the parent takes, or when a parameter the slice reads is not
+bound. Binding errors that Python raises at the call are not all reproduced: a parameter
+passed explicitly and also held by the mapping raises ``TypeError`` in the original and nothing
+in the patch; a required parameter missing from the mapping raises ``KeyError`` instead of
+``TypeError``; a non-string key is not rejected. Free names of the inlined code are looked up
+in the class's module as they are (the imports rule adds what is missing).
 
 ## Fix safety
 Safe within the slice's guarantees: every kept attribute is assigned by the same
@@ -31,6 +48,7 @@ statements, in the same order, from the same arguments.
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -100,10 +118,11 @@ def init_block(ctx) -> list[cst.BaseStatement]:
     stmts = _filter(ctx, ctx.p.stmt(pinit).body.body, dict(sl.folded))
     if not stmts and not a.moved:
         return []
-    mapping, prelude = _bindings(ctx, pinit)
+    mapping, forwarded, prelude = _bindings(ctx, pinit)
     for name in rewrite_bind_names.inlined_free(a) & set(ctx.aliases):
         mapping.setdefault(name, cst.Name(ctx.aliases[name][0]))
-    stmts = [rewrite_bind_names.retarget_super(a, ctx.pinfo, rename(s, mapping)) for s in prelude + stmts] if stmts else []
+    # The forwarded prelude reads C's names (``dict(kwargs)``): P's renames must not reach it.
+    stmts = forwarded + [rewrite_bind_names.retarget_super(a, ctx.pinfo, rename(s, mapping)) for s in prelude + stmts] if stmts else []
     for d, r in a.moved:  # DC612: after the class's own repeat of the value they read
         ctx.moved.setdefault(id(ctx.c.lines.get(id(ctx.c.stmt(r)))), []).append(
             rename(ctx.p.lines[id(ctx.p.stmt(d))].with_changes(leading_lines=[]), mapping))
@@ -194,19 +213,22 @@ def _source_line(owner, line: int) -> str:
     return owner.module.lines[line - 1].strip()
 
 
-def _bindings(ctx, pinit: ast.FunctionDef) -> tuple[dict[str, cst.BaseExpression], list[cst.BaseStatement]]:
-    """Bind P.__init__'s parameters (and self) to what C passes; rename clashing locals."""
+def _bindings(ctx, pinit: ast.FunctionDef) -> tuple[dict[str, cst.BaseExpression], list[cst.BaseStatement], list[cst.BaseStatement]]:
+    """Bind P.__init__'s parameters (and self) to what C passes; rename clashing locals.
+    (P's names -> what stands for them, the statements that bind ``*args``/``**kwargs`` and the
+    parameters taken from a forwarded mapping, final as they are; the other bindings, in P's names.)"""
     a = ctx.a
     sl = a.init_slice
     mapping: dict[str, cst.BaseExpression] = {}
     prelude: list[cst.BaseStatement] = []
+    forwarded_prelude: list[cst.BaseStatement] = []
     psn = first_param(pinit)
     cinit = a.cls.methods.get("__init__")
     csn = first_param(cinit) if cinit is not None else psn
     if psn != csn:
         mapping[psn] = cst.Name(csn)
     if cinit is None:
-        return mapping, prelude
+        return mapping, forwarded_prelude, prelude
     call = a.super_init_call
     params = [p.arg for p in pinit.args.posonlyargs + pinit.args.args][1:]
     assigned = _assigned_names(pinit, sl)
@@ -216,20 +238,29 @@ def _bindings(ctx, pinit: ast.FunctionDef) -> tuple[dict[str, cst.BaseExpression
     for name in sorted(assigned - set(params)):
         if name in child_names:
             mapping[name] = cst.Name(f"{name}_{suffix}")
-    free = set(sl.free_locals) & (set(params) | {p.arg for p in pinit.args.kwonlyargs})
+    pargs = pinit.args
+    star_names = {p.arg for p in (pargs.vararg, pargs.kwarg) if p is not None}
+    free = set(sl.free_locals) & (set(params) | {p.arg for p in pargs.kwonlyargs} | star_names)
     if not free:
-        return mapping, prelude
+        return mapping, forwarded_prelude, prelude
     binding = bind_arguments(pinit, call)
-    if binding.opaque:
-        raise UnsafeError(f"{a.cls.name} forwards *args/**kwargs to {ctx.pname}.__init__, so its parameters cannot be bound", ID)
     bound, defaults = binding.bound, binding.defaults
     cmod_text = a.cls.module.text
+    # A prelude local must not rebind what C's call reads either: ``kwargs = dict(kwargs)`` is fine,
+    # ``kwargs = {**opts}`` where the call passes ``kwargs=...`` too is not.
+    taken = child_names | {n.id for n in walk(call) if isinstance(n, ast.Name)}
+    forwarded = _forwarded(ctx, pinit, call, params)
+    popped: set[str] = set()
+    if forwarded is not None:
+        forwarded_prelude = _forwarded_prelude(ctx, pinit, forwarded, free, bound, defaults, taken, mapping, suffix)
+        popped = set(forwarded.popped(pinit, bound))
+    free -= star_names
     fstring_names = {n.id for f in walk(pinit) if isinstance(f, ast.JoinedStr) for n in walk(f) if isinstance(n, ast.Name)}
-    for name in sorted(free):
+    for name in sorted(free - popped):
         expr = bound.get(name, defaults.get(name))
         if expr is None:
             raise UnsafeError(f"{ctx.pname}.__init__ parameter {name!r} is not bound by {a.cls.name}'s super().__init__ call", ID)
-        source = source_segment(cmod_text if name in bound else ctx.pinfo.text, expr)
+        source = source_segment(cmod_text, expr) if name in bound else _default_source(ctx, expr)
         if isinstance(expr, ast.Name) and expr.id == name:
             continue
         # Fold when the parameter is never reassigned; not a string into an f-string, where its
@@ -241,8 +272,116 @@ def _bindings(ctx, pinit: ast.FunctionDef) -> tuple[dict[str, cst.BaseExpression
         local = name if name not in child_names else f"{name}_{suffix}"
         if local != name:
             mapping[name] = cst.Name(local)
-        prelude.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(local))], cst.parse_expression(source))]))
-    return mapping, prelude
+        prelude.append(_assign(local, source))
+    return mapping, forwarded_prelude, prelude
+
+
+def _default_source(ctx, default: ast.expr) -> str:
+    """A default of P.__init__, spelt for C's module: it is evaluated in P's module, so only the
+    aliases under which C's module imports P's globals (DC608) apply to it, not P's local renames."""
+    aliases = {n: cst.Name(al[0]) for n, al in ctx.aliases.items()}
+    return cst.Module([]).code_for_node(rename(cst.parse_expression(source_segment(ctx.pinfo.text, default)), aliases))
+
+
+def _assign(target: str, source: str) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(target))], cst.parse_expression(source))])
+
+
+@dataclass
+class _Forward:
+    """What C's call hands to P's ``*args`` and ``**kwargs`` beyond P's named parameters."""
+
+    extra_args: list[ast.expr]  # explicit positionals past P's named ones, for P's *args
+    keywords: list[ast.keyword]  # in call order: keywords P does not name, and the one ``**mapping``
+    spread: ast.expr | None  # that ``**mapping``: its keys may also fill P's named parameters
+
+    def popped(self, pinit: ast.FunctionDef, bound: dict) -> list[str]:
+        """P's parameters the call leaves to the mapping, in P's order: Python takes each from
+        the mapping by name when its key is there, else from the default."""
+        if self.spread is None:
+            return []
+        args = pinit.args
+        return [p.arg for p in args.args[1 if not args.posonlyargs else 0:] + args.kwonlyargs if p.arg not in bound]
+
+
+def _forwarded(ctx, pinit: ast.FunctionDef, call: ast.Call, params: list[str]) -> _Forward | None:
+    """How C's call fills P's ``*args``/``**kwargs``, or None when it fills neither and P's slice
+    reads neither (the named parameters are bound as before). Refuses what it cannot bind as
+    Python does: a ``*iterable`` (which parameters its items fill is known only at run time),
+    more than one ``**mapping``, a ``**mapping`` into a parent without ``**kwargs``."""
+    a, pargs = ctx.a, pinit.args
+    cname, where = a.cls.name, f"{ctx.pname}.__init__"
+    f = call.func
+    explicit_self = isinstance(f, ast.Attribute) and f.attr == "__init__" and not is_super_call(f.value)
+    given = call.args[1:] if explicit_self else call.args
+    text = a.cls.module.text
+    for g in given:
+        if isinstance(g, ast.Starred):
+            raise UnsafeError(f"{cname} passes *{source_segment(text, g.value)} to {where}: which parameters its items "
+                              "fill is known only at run time, so they cannot be bound", ID)
+    spreads = [k.value for k in call.keywords if k.arg is None]
+    if len(spreads) > 1:
+        raise UnsafeError(f"{cname} passes more than one **mapping to {where}: which one fills a parameter is known "
+                          "only at run time, so they cannot be bound", ID)
+    spread = spreads[0] if spreads else None
+    reads_star = a.init_slice.free_locals & {p.arg for p in (pargs.vararg, pargs.kwarg) if p is not None}
+    if spread is None and not reads_star:
+        return None
+    if spread is not None and pargs.kwarg is None:
+        raise UnsafeError(f"{cname} passes **{source_segment(text, spread)} to {where}, which takes no **kwargs: a key "
+                          "that names none of its parameters raises TypeError there, and inlined code would not", ID)
+    extra_args = list(given[len(params):])
+    if extra_args and pargs.vararg is None:
+        raise UnsafeError(f"{cname} passes more positional arguments than {where} takes", ID)
+    named = {p.arg for p in pargs.args[1 if not pargs.posonlyargs else 0:] + pargs.kwonlyargs}
+    keywords = [k for k in call.keywords if k.arg is None or k.arg not in named]
+    stray = [k.arg for k in keywords if k.arg is not None]
+    if stray and pargs.kwarg is None:
+        raise UnsafeError(f"{cname} passes {stray[0]}= to {where}, which takes no such parameter", ID)
+    return _Forward(extra_args, keywords, spread)
+
+
+def _forwarded_prelude(ctx, pinit: ast.FunctionDef, fw: _Forward, free: set[str], bound: dict, defaults: dict,
+                       taken: set[str], mapping: dict, suffix: str) -> list[cst.BaseStatement]:
+    """P's ``*args`` as a tuple of C's extra positionals; P's ``**kwargs`` as a fresh dict of C's
+    stray keywords and forwarded mapping (P's own statements may pop from it; C's mapping stays as
+    it was), with each of P's parameters the mapping may fill popped out of it, as Python binds them."""
+    a, pargs = ctx.a, pinit.args
+    text = a.cls.module.text
+    out: list[cst.BaseStatement] = []
+
+    def local(name: str) -> str:
+        new = name if name not in taken else f"{name}_{suffix}"
+        if new != name:
+            mapping[name] = cst.Name(new)
+        return new
+
+    if pargs.vararg is not None and pargs.vararg.arg in free:
+        items = [source_segment(text, e) for e in fw.extra_args]
+        out.append(_assign(local(pargs.vararg.arg), "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"))
+    popped = fw.popped(pinit, bound)
+    kwname = pargs.kwarg.arg if pargs.kwarg is not None else None
+    if kwname is None or not (kwname in free or set(popped) & free or any(n not in defaults for n in popped)):
+        return out
+    kw = local(kwname)
+    if fw.spread is not None and len(fw.keywords) == 1:
+        out.append(_assign(kw, f"dict({source_segment(text, fw.spread)})"))
+    else:
+        items = [f"{k.arg!r}: {source_segment(text, k.value)}" if k.arg is not None else f"**{source_segment(text, k.value)}"
+                 for k in fw.keywords]
+        out.append(_assign(kw, "{" + ", ".join(items) + "}"))
+    for name in popped:
+        default = defaults.get(name)
+        if default is None:
+            pop = f"{kw}.pop({name!r})"  # a missing required parameter still raises
+        else:
+            pop = f"{kw}.pop({name!r}, {_default_source(ctx, default)})"
+        if name in free:
+            out.append(_assign(local(name), pop))
+        elif kwname in free or default is None:
+            # Not read, but it must leave the dict P forwards (or raise when missing), as binding does.
+            out.append(cst.SimpleStatementLine([cst.Expr(cst.parse_expression(pop if default is None else f"{kw}.pop({name!r}, None)"))]))
+    return out
 
 
 def rewrite_init(ctx, fn: cst.FunctionDef, inlined: list[cst.BaseStatement]) -> cst.FunctionDef:
