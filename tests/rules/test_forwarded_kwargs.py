@@ -73,6 +73,14 @@ def test_a_runtime_option_keeps_both_branches(tmp_path):
     assert 'if kwargs.get("trace"):' in text and 'self.mode = "plain"' in text
 
 
+def test_parameters_the_class_does_not_read_still_leave_the_forwarded_dict(tmp_path):
+    child = files("model_path, **opts")["child.py"].replace(
+        "return (self.model_path, self.device, self.fast, self.mode, self.cache, self.backend.kw, self.opts)", "return self.backend.kw")
+    before, after, text = run_both(tmp_path, {"base.py": BASE, "child.py": child}, PROBE)
+    assert text is not None and before == after and "'device'" not in before
+    assert 'kwargs.pop("device", None)' in text and 'self.fast = kwargs.pop("fast", False)' in text
+
+
 def test_explicit_arguments_stray_keywords_and_a_mapping_in_call_order(tmp_path):
     # C's own dict is called kwargs too: the parent's gets another name.
     call = 'model_path, "tpu", fast=False, extra=3, **kwargs'
