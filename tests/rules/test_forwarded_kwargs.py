@@ -183,3 +183,10 @@ def test_a_default_means_what_it_meant_in_the_parents_module(tmp_path):
         before, after, text = run_both(tmp_path / str(i), files, "from pkg.child import Child\nprint(Child(3).show())\n")
         assert text is not None and before == after == "('cpu', 'child')\n", (before, after, text)
         assert "from .base import DEFAULT as DEFAULT_base" in text and "DEFAULT_base" in text.split("def __init__")[1]
+
+
+def test_an_explicit_parent_call_forwards_the_same_way(tmp_path):
+    child = files("model_path, **opts")["child.py"].replace("super().__init__(", "Parent.__init__(self, ")
+    before, after, text = run_both(tmp_path, {"base.py": BASE, "child.py": child}, PROBE)
+    assert text is not None and before == after
+    assert "kwargs = dict(opts)" in text and "Parent.__init__(self" not in text
