@@ -234,6 +234,9 @@ class Verdict:
     rule: str
     reason: str
     refused_by: str | None = None  # the rewrite or check rule that refused the patch
+    # The numbers the rule compared, for report.json; not part of the verdict's identity, so
+    # two verdicts that decide the same way compare equal whatever they measured.
+    figures: dict = field(default_factory=dict, compare=False, hash=False)
 
 
 @dataclass

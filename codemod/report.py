@@ -3,6 +3,7 @@
 report.json schema (keys are only ever added, never renamed):
 {"tool": {"name", "version"}, "root", "classes": [{"name", "qualname", "file", "line",
  "parent", "new_base", "decision": "decouple"|"decline"|"unsafe", "reason", "rule", "refused_by"?,
+ "figures": {name: number|bool|[str]} (what the verdict rule compared; {} when it compared none),
  "reuse": {"members_used", "members_total", "ratio"},
  "kept": [{"member", "kind", "certain", "evidence": [{"file", "line", "use", "rule", "strength"}]}],
  "dropped": [{"member", "kind"}],
@@ -74,6 +75,7 @@ def class_entry(a: ClassAnalysis, v: Verdict, inlined: list[str]) -> dict:
         "skipped_files": [{"file": f, "why": w} for f, w in sorted(a.skipped_files.items())],
         "inlined": inlined,
         "rule": v.rule,
+        "figures": dict(v.figures),
     }
     if v.refused_by:
         entry["refused_by"] = v.refused_by

@@ -2,7 +2,8 @@
 
 ## What it does
 Lists the free names of the code the rewrite moves into the class's module: the globals the
-kept statements of the parent's ``__init__`` read, and the free names of every copied
+kept statements of the parent's ``__init__`` read (and the defaults of its parameters that the
+inlined code takes, evaluated in the parent's module), and the free names of every copied
 method, property and class attribute. Each is bound in the parent's module (an import, a
 module-level definition, or a builtin). When the class's module binds the same name to
 something else, or the class's ``__init__`` has a local of that name where the statements
@@ -40,7 +41,7 @@ import re
 
 import libcst as cst
 
-from ..ast_util import child_blocks, first_param, pos, snake_case, walk
+from ..ast_util import bind_arguments, child_blocks, first_param, pos, snake_case, walk
 from ..errors import UnsafeError
 from ..index import ModuleInfo
 
@@ -158,7 +159,22 @@ def inlined_free(a) -> set[str]:
     for s in walk(init):
         if isinstance(s, ast.stmt) and pos(s) in sl.kept and s is not init:
             out |= _loads(s) if not isinstance(s, (ast.If, ast.For, ast.While, ast.With, ast.Try)) else _header_loads(s)
-    return out - local - {first_param(init)}
+    return (out - local - {first_param(init)}) | _defaults_read(a)
+
+
+def _defaults_read(a) -> set[str]:
+    """Globals read by the defaults the inline rule writes into the class: of the parameters the
+    slice reads and the class's call leaves to their defaults (or to a forwarded mapping). A
+    default is evaluated in the parent's module, so its names are bound as the kept statements' are."""
+    init, sl, call = a.parent_init, a.init_slice, a.super_init_call
+    if call is None or "__init__" not in a.cls.methods:
+        return set()
+    args = init.args
+    positional = args.posonlyargs + args.args
+    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    pairs += [(p, d) for p, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+    bound = bind_arguments(init, call).bound
+    return set().union(*(_loads(d) for p, d in pairs if p.arg in sl.free_locals and p.arg not in bound))
 
 
 def _header_loads(s: ast.stmt) -> set[str]:

@@ -16,7 +16,9 @@ the class's.
 ## Known problems
 A parameter reassigned before the test is still folded by its bound value only when the
 slice proves it is never reassigned (the inline rule binds it otherwise). ``isinstance``
-tests are not folded.
+tests are not folded. When the class's call passes a ``**mapping`` or ``*iterable``, nothing is
+folded on the parent's parameters, not even one passed explicitly: the mapping may set any
+parameter with a default at run time.
 
 ## Fix safety
 Safe: the folded test has the same value on every construction of the class.

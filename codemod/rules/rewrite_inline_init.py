@@ -14,14 +14,31 @@ new base (or another base) needs it; every ``Base.__init__(self, ...)`` named ex
 every call that reaches code staying on the class (its overrides, the new base's methods);
 and each ``self.m()`` is taken to define what ``m`` may assign and to need what it reads.
 
+Arguments for the parent's ``*args``/``**kwargs`` are bound as Python binds them. Explicit
+positionals past the parent's named ones become its ``*args`` tuple; keywords it does not name,
+and one ``**mapping`` of the class's call, become its ``**kwargs`` as a fresh dict, in call order
+(``kwargs = dict(opts)``, ``kwargs_parent = {"fast": True, **kwargs}``), so pops in the inlined
+code leave the class's own mapping as it was. Each parameter the class does not pass explicitly
+but the mapping may hold is popped from that dict: ``x = kwargs.pop("x", <default>)``, or
+``kwargs.pop("x")`` without a default; one the slice does not read is still popped when the
+parent's ``**kwargs`` is read. Such parameters are never folded (DC602): the mapping decides
+them at run time. A default is spelt as the parent's module means it (DC608 aliases a name the
+class's module binds otherwise).
+
 ## Why
 The class keeps exactly the construction work it depends on, and nothing else runs.
 
 ## Known problems
-Refuses (DC510) when the class forwards ``*args``/``**kwargs`` to the parent (parameters
-cannot be bound), or when a parameter the slice reads is not bound. Free names of the
-inlined code are looked up in the class's module as they are (the imports rule adds
-what is missing).
+Refuses (DC510), with the reason, when the class's call passes a ``*iterable`` (which
+parameters its items fill is known only at run time; a tuple could be bound like a mapping,
+but is not yet), more than one ``**mapping``, a ``**mapping`` to a parent without
+``**kwargs`` (a key it does not name would raise ``TypeError`` there, not in inlined code),
+more positionals or keywords than the parent takes, or when a parameter the slice reads is not
+bound. Binding errors that Python raises at the call are not all reproduced: a parameter
+passed explicitly and also held by the mapping raises ``TypeError`` in the original and nothing
+in the patch; a required parameter missing from the mapping raises ``KeyError`` instead of
+``TypeError``; a non-string key is not rejected. Free names of the inlined code are looked up
+in the class's module as they are (the imports rule adds what is missing).
 
 ## Fix safety
 Safe within the slice's guarantees: every kept attribute is assigned by the same
@@ -34,6 +51,7 @@ import ast
 
 import libcst as cst
 
+from .. import forwarded_args
 from ..ast_util import bind_arguments, decorator_name, dotted_name, first_param, is_super_call, pos, snake_case, source_segment, walk
 from ..cst_util import BLANK, rename
 from ..errors import UnsafeError
@@ -100,10 +118,11 @@ def init_block(ctx) -> list[cst.BaseStatement]:
     stmts = _filter(ctx, ctx.p.stmt(pinit).body.body, dict(sl.folded))
     if not stmts and not a.moved:
         return []
-    mapping, prelude = _bindings(ctx, pinit)
+    mapping, forwarded, prelude = _bindings(ctx, pinit)
     for name in rewrite_bind_names.inlined_free(a) & set(ctx.aliases):
         mapping.setdefault(name, cst.Name(ctx.aliases[name][0]))
-    stmts = [rewrite_bind_names.retarget_super(a, ctx.pinfo, rename(s, mapping)) for s in prelude + stmts] if stmts else []
+    # The forwarded prelude reads C's names (``dict(kwargs)``): P's renames must not reach it.
+    stmts = forwarded + [rewrite_bind_names.retarget_super(a, ctx.pinfo, rename(s, mapping)) for s in prelude + stmts] if stmts else []
     for d, r in a.moved:  # DC612: after the class's own repeat of the value they read
         ctx.moved.setdefault(id(ctx.c.lines.get(id(ctx.c.stmt(r)))), []).append(
             rename(ctx.p.lines[id(ctx.p.stmt(d))].with_changes(leading_lines=[]), mapping))
@@ -194,19 +213,22 @@ def _source_line(owner, line: int) -> str:
     return owner.module.lines[line - 1].strip()
 
 
-def _bindings(ctx, pinit: ast.FunctionDef) -> tuple[dict[str, cst.BaseExpression], list[cst.BaseStatement]]:
-    """Bind P.__init__'s parameters (and self) to what C passes; rename clashing locals."""
+def _bindings(ctx, pinit: ast.FunctionDef) -> tuple[dict[str, cst.BaseExpression], list[cst.BaseStatement], list[cst.BaseStatement]]:
+    """Bind P.__init__'s parameters (and self) to what C passes; rename clashing locals.
+    (P's names -> what stands for them, the statements that bind ``*args``/``**kwargs`` and the
+    parameters taken from a forwarded mapping, final as they are; the other bindings, in P's names.)"""
     a = ctx.a
     sl = a.init_slice
     mapping: dict[str, cst.BaseExpression] = {}
     prelude: list[cst.BaseStatement] = []
+    forwarded_prelude: list[cst.BaseStatement] = []
     psn = first_param(pinit)
     cinit = a.cls.methods.get("__init__")
     csn = first_param(cinit) if cinit is not None else psn
     if psn != csn:
         mapping[psn] = cst.Name(csn)
     if cinit is None:
-        return mapping, prelude
+        return mapping, forwarded_prelude, prelude
     call = a.super_init_call
     params = [p.arg for p in pinit.args.posonlyargs + pinit.args.args][1:]
     assigned = _assigned_names(pinit, sl)
@@ -216,20 +238,29 @@ def _bindings(ctx, pinit: ast.FunctionDef) -> tuple[dict[str, cst.BaseExpression
     for name in sorted(assigned - set(params)):
         if name in child_names:
             mapping[name] = cst.Name(f"{name}_{suffix}")
-    free = set(sl.free_locals) & (set(params) | {p.arg for p in pinit.args.kwonlyargs})
+    pargs = pinit.args
+    star_names = {p.arg for p in (pargs.vararg, pargs.kwarg) if p is not None}
+    free = set(sl.free_locals) & (set(params) | {p.arg for p in pargs.kwonlyargs} | star_names)
     if not free:
-        return mapping, prelude
+        return mapping, forwarded_prelude, prelude
     binding = bind_arguments(pinit, call)
-    if binding.opaque:
-        raise UnsafeError(f"{a.cls.name} forwards *args/**kwargs to {ctx.pname}.__init__, so its parameters cannot be bound", ID)
     bound, defaults = binding.bound, binding.defaults
     cmod_text = a.cls.module.text
+    # A prelude local must not rebind what C's call reads either: ``kwargs = dict(kwargs)`` is fine,
+    # ``kwargs = {**opts}`` where the call passes ``kwargs=...`` too is not.
+    taken = child_names | {n.id for n in walk(call) if isinstance(n, ast.Name)}
+    forwarded = forwarded_args.forwarded(ctx, ID, pinit, call, params)
+    popped: set[str] = set()
+    if forwarded is not None:
+        forwarded_prelude = forwarded_args.forwarded_prelude(ctx, pinit, forwarded, free, bound, defaults, taken, mapping, suffix)
+        popped = set(forwarded.popped(pinit, bound))
+    free -= star_names
     fstring_names = {n.id for f in walk(pinit) if isinstance(f, ast.JoinedStr) for n in walk(f) if isinstance(n, ast.Name)}
-    for name in sorted(free):
+    for name in sorted(free - popped):
         expr = bound.get(name, defaults.get(name))
         if expr is None:
             raise UnsafeError(f"{ctx.pname}.__init__ parameter {name!r} is not bound by {a.cls.name}'s super().__init__ call", ID)
-        source = source_segment(cmod_text if name in bound else ctx.pinfo.text, expr)
+        source = source_segment(cmod_text, expr) if name in bound else forwarded_args.default_source(ctx, expr)
         if isinstance(expr, ast.Name) and expr.id == name:
             continue
         # Fold when the parameter is never reassigned; not a string into an f-string, where its
@@ -241,8 +272,8 @@ def _bindings(ctx, pinit: ast.FunctionDef) -> tuple[dict[str, cst.BaseExpression
         local = name if name not in child_names else f"{name}_{suffix}"
         if local != name:
             mapping[name] = cst.Name(local)
-        prelude.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(local))], cst.parse_expression(source))]))
-    return mapping, prelude
+        prelude.append(forwarded_args.assign(local, source))
+    return mapping, forwarded_prelude, prelude
 
 
 def rewrite_init(ctx, fn: cst.FunctionDef, inlined: list[cst.BaseStatement]) -> cst.FunctionDef:

@@ -7,8 +7,15 @@ default), unless the copy is small and the class skips real work: at most
 ``SMALL_COPY_METHODS`` (3) methods and properties of at most ``SMALL_COPY_LINES`` (25) lines
 together, while the statements of the parent's ``__init__`` it no longer runs do real work: a
 loop, a comprehension, an allocation such as ``[0] * n``, or a call other than a cheap builtin's
+<<<<<<< HEAD
 (DC505's test), or a loop is fused away (DC603). ``--max-copied-share`` overrides both ways: a
 share of 1 never declines, and a share below the default turns the small-copy allowance off.
+=======
+(DC505's test), or a loop is fused away (DC603).
+A decline gives report.json the ``figures`` it compared: ``copied_lines``,
+``method_lines_total``, ``share``, ``max_copied_share``, ``methods_copied`` (and ``methods``),
+``small_copy_methods``, ``small_copy_lines`` and ``skips_real_work``.
+>>>>>>> issue27
 
 ## Why
 Copying most of a parent into a child duplicates it: the inheritance is real reuse. A share
@@ -51,12 +58,16 @@ def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
     share = limits.max_copied_share if limits is not None else DEFAULT_SHARE
     if not code or copied <= share * sum(code.values()):
         return None
-    work = a.fusions or any(real_work(st) for st in dropped_statements(a))
+    work = bool(a.fusions) or any(real_work(st) for st in dropped_statements(a))
     strict = share < DEFAULT_SHARE  # a user who lowers the share asks for the strict rule
     if work and not strict and len(kept) <= SMALL_COPY_METHODS and copied <= SMALL_COPY_LINES:
         return None  # a few small methods against real construction work: decouple
+    total = sum(code.values())
     return Verdict(Decision.DECLINE, ID, (
-        f"{a.cls.name} would need {copied} of {sum(code.values())} lines of {a.parent.name}'s methods "
+        f"{a.cls.name} would need {copied} of {total} lines of {a.parent.name}'s methods "
         f"({', '.join(sorted(kept))}): the parent's logic is really reused"
         + ("" if work else f"; the copy is small, but {a.cls.name} would skip no allocation, construction or call")
-    ))
+    ), figures={"copied_lines": copied, "method_lines_total": total, "share": round(copied / total, 3),
+                "max_copied_share": share, "methods_copied": len(kept), "methods": sorted(kept),
+                "small_copy_methods": SMALL_COPY_METHODS, "small_copy_lines": SMALL_COPY_LINES,
+                "skips_real_work": work})

@@ -11,7 +11,10 @@ only the parent's members it does not use (a design change; the campaign's ``--s
 it to put the analysis of members before the libraries' own tests). Under a parent without an
 ``__init__``, a class whose ``__init__`` calls the parent's still declines: that call reaches
 the new base's, which the rewrite does not keep (markdown's ``HtmlInlineProcessor``,
-werkzeug's ``BadRequest``).
+werkzeug's ``BadRequest``). A decline gives report.json the ``figures`` it compared:
+``members_used``, ``members_total``, ``statements_kept``, ``statements_total``, and for the
+last test ``dropped_plain``, ``dropped_real_work`` (statements, nested ones counted) and
+``loops_fused``.
 
 ## Why
 The change would alter a (possibly public) class hierarchy without saving anything real at
@@ -42,8 +45,11 @@ CHEAP_CALLS = {"int", "float", "str", "bool", "len", "isinstance", "issubclass",
 
 def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
     init = a.init_reuse
+    figures = {"members_used": len(a.kept), "members_total": len(a.members),
+               "statements_kept": init["statements_kept"], "statements_total": init["statements_total"]}
     if len(a.kept) == len(a.members) and init["statements_kept"] == init["statements_total"]:
-        return Verdict(Decision.DECLINE, ID, f"nothing to gain: {a.cls.name} uses every member of {a.parent.name}")
+        return Verdict(Decision.DECLINE, ID, f"nothing to gain: {a.cls.name} uses every member of {a.parent.name}",
+                       figures=figures)
     any_ok = limits is not None and limits.any_gain
     # Under a parent without __init__, C's super().__init__() runs the new base's, which the
     # rewrite would not keep calling; a generated __init__ is not looked into, so it declines too.
@@ -52,13 +58,15 @@ def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
         return Verdict(Decision.DECLINE, ID, (
             f"nothing to gain: {a.cls.name} never runs work of {a.parent.name}.__init__ that it could skip"
             if init["statements_total"] else f"nothing to gain: {a.parent.name} has no __init__ work to skip"
-        ))
+        ), figures=figures)
     plain_ok = limits is not None and (limits.plain_gain or any_ok)
-    if not plain_ok and not a.fusions and not any(real_work(s) for s in dropped_statements(a)):
+    dropped = dropped_statements(a)
+    work = sum(1 for s in dropped if real_work(s))
+    if not plain_ok and not a.fusions and not work:
         return Verdict(Decision.DECLINE, ID, (
             f"nothing to gain: the work of {a.parent.name}.__init__ that {a.cls.name} would skip is only plain "
             f"assignments ({init['statements_total'] - init['statements_kept']} statements), not worth changing the class hierarchy"
-        ))
+        ), figures={**figures, "dropped_plain": len(dropped) - work, "dropped_real_work": work, "loops_fused": len(a.fusions)})
     return None
 
 

@@ -113,7 +113,7 @@ def test_rewrite_refused_names_the_refusing_rule(tmp_path):
     after, v = patch(tmp_path, files)
     assert after is None
     assert (v.decision, v.rule, v.refused_by) == ("unsafe", "DC510", "DC601")
-    assert "forwards *args/**kwargs" in v.reason
+    assert "passes *args to Parent.__init__: which parameters its items fill is known only at run time" in v.reason
 
 
 def test_a_refusal_only_overrides_what_would_be_decoupled(tmp_path):
@@ -227,3 +227,47 @@ def test_near_miss_with_no_built_state_needed_the_first_fallback_is_named(tmp_pa
     files = {"base.py": FALLBACKS, "child.py": f"from .base import Parent\n\n\nclass Child(Parent, Exception):\n{body}"}
     a, v = analyse(tmp_path, files)
     assert v.rule == "DC502" and "Child.size falls back to Parent.size" in v.reason and "needs" not in v.reason
+
+
+def _reported(tmp_path, a, v) -> dict:
+    import json
+
+    from codemod import report
+    [entry] = json.loads(report.json_text(report.build(tmp_path, [(a, v)], [])))["classes"]
+    assert (entry["rule"], entry["reason"]) == (v.rule, v.reason)
+    return entry
+
+
+def test_report_json_says_what_dc501_compared(tmp_path):
+    a, v = analyse(tmp_path, child("    def total(self):\n        return self.n\n"))
+    assert _reported(tmp_path, a, v)["figures"] == {
+        "members_used": 1, "members_total": 4, "methods_copied": 0, "statements_kept": 1, "statements_total": 2}
+
+
+def test_report_json_says_what_dc504_compared(tmp_path):
+    files = child("    def total(self):\n        return self.double()\n")
+    files["base.py"] = files["base.py"].replace("self.pool = [0] * n", "self.pool = n")
+    a, v = analyse(tmp_path, files)
+    assert v.rule == "DC504"
+    assert _reported(tmp_path, a, v)["figures"] == {
+        "copied_lines": 4, "method_lines_total": 4, "share": 1.0, "max_copied_share": 0.5, "methods_copied": 2,
+        "methods": ["double", "size"], "small_copy_methods": 3, "small_copy_lines": 25, "skips_real_work": False}
+
+
+def test_report_json_says_what_dc505_compared(tmp_path):
+    a, v = analyse(tmp_path, PLAIN)
+    assert v.rule == "DC505"
+    assert _reported(tmp_path, a, v)["figures"] == {
+        "members_used": 1, "members_total": 2, "statements_kept": 1, "statements_total": 2,
+        "dropped_plain": 1, "dropped_real_work": 0, "loops_fused": 0}
+
+
+def test_near_miss_a_rule_that_compares_nothing_reports_empty_figures(tmp_path):
+    a, v = analyse(tmp_path, child("    def total(self, k):\n        return getattr(self, k)\n"))
+    assert v.rule == "DC509" and _reported(tmp_path, a, v)["figures"] == {}
+
+
+def test_figures_are_not_part_of_a_verdicts_identity():
+    from codemod.model import Decision, Verdict
+    one, two = Verdict(Decision.DECLINE, "DC505", "r", figures={"a": 1}), Verdict(Decision.DECLINE, "DC505", "r")
+    assert one == two and hash(one) == hash(two)
