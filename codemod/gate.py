@@ -209,14 +209,20 @@ def _counts(outcomes: dict[str, str] | None, run: Run) -> dict:
     return {"exit_status": run.returncode, **{k: sum(1 for o in outcomes.values() if o == k) for k in (PASSED, FAILED, SKIPPED)}}
 
 
+def in_time(command: str, run: Run) -> Run:
+    if run.timed_out:
+        raise UsageError(f"the tests time out before the patch ({command!r} ran past --test-timeout); "
+                         "raise --test-timeout or give a quicker command")
+    return run
+
+
 def judge(command: str, before: tuple[Run, Run], after: Run) -> dict:
     """What the three runs say: the ``tests`` entry of the report. ``broken`` lists each test
     that passed before and fails after, with its first error line; empty: the patch passes.
     A baseline that cannot judge the patch is a usage error."""
     b1, b2 = before
-    if b1.timed_out or b2.timed_out:
-        raise UsageError(f"the tests time out before the patch ({command!r} ran past --test-timeout); "
-                         "raise --test-timeout or give a quicker command")
+    for run in before:
+        in_time(command, run)
     per_test = b1.outcomes is not None and b2.outcomes is not None
     if not per_test:
         # One test, the whole command, judged by its exit status.
@@ -242,7 +248,8 @@ def judge(command: str, before: tuple[Run, Run], after: Run) -> dict:
         known = set(o1) | set(o2)
         broken = [{"test": n, "error": after.errors.get(n, "")} for n in sorted(oa)
                   if oa[n] == FAILED and n not in flaky and n not in failed_before]
-        if not broken and (after.outcomes is None or after.returncode != 0 and b1.returncode == 0):
+        if not broken and (after.outcomes is None or after.returncode != 0 and b1.returncode == 0
+                           and FAILED not in oa.values()):
             # No test to blame, yet the run failed (a crash, a timeout, no report): the command is the test.
             broken = [{"test": command, "error": _after_error(after)}]
         gone = sorted(n for n in known if o1.get(n) == PASSED and o2.get(n) == PASSED and n not in oa)
@@ -271,8 +278,8 @@ def gate(root: Path, files, command: str, timeout: float = DEFAULT_TIMEOUT, keep
     """Run CMD on ROOT unpatched (twice) and patched with ``files``; the report's ``tests`` entry."""
     g = Gate(root, command, timeout, keep)
     try:
-        b1 = g.run("before-1", "before the patch (1 of 2)")
-        b2 = g.run("before-2", "before the patch (2 of 2)")
+        b1 = in_time(command, g.run("before-1", "before the patch (1 of 2)"))
+        b2 = in_time(command, g.run("before-2", "before the patch (2 of 2)"))
         after = g.run("after", "on the patched copy", files)
         entry = judge(command, (b1, b2), after)
         if keep:
