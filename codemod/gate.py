@@ -143,7 +143,9 @@ class Gate:
 
     def copy(self, tag: str, files=()) -> Path:
         dest = self.work / tag
-        shutil.copytree(self.root, dest, symlinks=True)
+        # A temporary folder inside ROOT would otherwise copy itself, copy after copy.
+        shutil.copytree(self.root, dest, symlinks=True,
+                        ignore=lambda folder, names: [n for n in names if Path(folder, n) == self.work])
         for f in files:
             path = dest / f.rel
             path.parent.mkdir(parents=True, exist_ok=True)
