@@ -82,7 +82,7 @@ def parse_junit(path: Path) -> tuple[dict[str, str], dict[str, str]] | None:
             bad = case.find("error")
         if bad is not None:
             outcome = FAILED
-            errors.setdefault(test, _first_line(bad.get("message") or bad.text or "") or bad.tag)
+            errors.setdefault(test, _error_of(bad))
         elif case.find("skipped") is not None:
             outcome = SKIPPED
         else:
@@ -91,6 +91,15 @@ def parse_junit(path: Path) -> tuple[dict[str, str], dict[str, str]] | None:
         if outcomes.get(test) != FAILED:
             outcomes[test] = outcome
     return outcomes, errors
+
+
+def _error_of(element) -> str:
+    """A failure's first error line: pytest's first ``E`` line (a collection error's message
+    is only "collection failure"), else the message's first line."""
+    for line in (element.text or "").splitlines():
+        if line.startswith("E "):
+            return line[1:].strip()
+    return _first_line(element.get("message") or element.text or "") or element.tag
 
 
 def _first_line(text: str) -> str:

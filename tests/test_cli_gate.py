@@ -6,6 +6,7 @@ runs' outcomes is tested directly on ``gate.judge``.
 """
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -237,8 +238,38 @@ def test_junit_outcomes(tmp_path):
                    '<testcase classname="t" name="b"><failure message="AssertionError: x&#10;more">tb</failure></testcase>'
                    '<testcase classname="t" name="c"><skipped/></testcase>'
                    '<testcase classname="t" name="d"/><testcase classname="t" name="d"><error message="teardown"/></testcase>'
+                   '<testcase classname="" name="tests.test_x"><error message="collection failure">'
+                   'ImportError while importing test module&#10;tests/test_x.py:1: in &lt;module&gt;&#10;'
+                   'E   ImportError: cannot import name \'HeavyEngine\'</error></testcase>'
                    '</testsuite></testsuites>')
-    assert parse_junit(xml) == ({"t::a": PASSED, "t::b": FAILED, "t::c": SKIPPED, "t::d": FAILED},
-                                {"t::b": "AssertionError: x", "t::d": "teardown"})
+    assert parse_junit(xml) == ({"t::a": PASSED, "t::b": FAILED, "t::c": SKIPPED, "t::d": FAILED, "tests.test_x": FAILED},
+                                {"t::b": "AssertionError: x", "t::d": "teardown",
+                                 "tests.test_x": "ImportError: cannot import name 'HeavyEngine'"})
     assert parse_junit(tmp_path / "none.xml") is None
     assert uses_pytest("pytest -x") and uses_pytest("python3 -m pytest tests") and not uses_pytest("make test")
+
+
+def test_progress_line_on_a_terminal(tmp_path):
+    import pty
+
+    tree = project(tmp_path / "p", kind="")
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([str(SCRIPT), ".", *SELECT, "--test", "sleep 2", "--check"], cwd=tree,
+                            stdin=slave, stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the terminal's other side closed: the run is over
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    assert proc.wait(timeout=60) == 1
+    text = seen.decode()
+    for what in ("before the patch (1 of 2)", "before the patch (2 of 2)", "on the patched copy"):
+        assert f"\rrunning the tests {what}: " in text
+    # The line is cleared before anything else is said.
+    assert "\r\x1b[Kdecouple: tests: `sleep 2` exits 0" in text
