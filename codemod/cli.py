@@ -99,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--test", metavar="CMD",
                    help="judge the patch by the project's own tests: run the shell command CMD in the root of a "
                         "throw-away copy of ROOT, twice unpatched (a test whose outcome differs is flaky: reported, "
-                        "not evidence), then patched; a test that passed before and fails after refuses the run "
+                        "not evidence), then patched; a test that passed before and fails or no longer runs after refuses the run "
                         "(exit 3, nothing written, rule DC512). pytest (CMD starting with pytest or python -m pytest) "
                         "is judged test by test, any other command by its exit status; a command that fails before "
                         "the patch with no per-test outcomes is exit 2. ROOT is never touched")

@@ -5,8 +5,9 @@ patch applied. With pytest (CMD starts with ``pytest`` or ``python -m pytest``) 
 for a JUnit XML report, written outside the copy, and compares outcomes test by test;
 otherwise only CMD's exit status counts, as one test named by the command.
 
-What it proves: no test that passed in both unpatched runs fails on the patched copy, and no
-test that did not exist before (a module that no longer imports shows as one) fails after it.
+What it proves: no test that passed in both unpatched runs fails, or no longer runs, on the
+patched copy, and no test that did not exist before (a module that no longer imports shows as
+one) fails there.
 A test whose outcome differs between the two unpatched runs is flaky: it is reported and
 weighs neither way. Tests that failed before the patch are reported, never evidence.
 
@@ -229,7 +230,8 @@ def in_time(command: str, run: Run) -> Run:
 
 def judge(command: str, before: tuple[Run, Run], after: Run) -> dict:
     """What the three runs say: the ``tests`` entry of the report. ``broken`` lists each test
-    that passed before and fails after, with its first error line; empty: the patch passes.
+    that passed before and fails (or no longer runs) after, with its first error line; empty:
+    the patch passes.
     A baseline that cannot judge the patch is a usage error."""
     b1, b2 = before
     for run in before:
@@ -259,11 +261,14 @@ def judge(command: str, before: tuple[Run, Run], after: Run) -> dict:
         known = set(o1) | set(o2)
         broken = [{"test": n, "error": after.errors.get(n, "")} for n in sorted(oa)
                   if oa[n] == FAILED and n not in flaky and n not in failed_before]
+        gone = sorted(n for n in known if o1.get(n) == PASSED and o2.get(n) == PASSED and n not in oa)
         if not broken and (after.outcomes is None or after.returncode != 0 and b1.returncode == 0
                            and FAILED not in oa.values()):
             # No test to blame, yet the run failed (a crash, a timeout, no report): the command is the test.
             broken = [{"test": command, "error": _after_error(after)}]
-        gone = sorted(n for n in known if o1.get(n) == PASSED and o2.get(n) == PASSED and n not in oa)
+        elif not broken and gone:
+            # A test that no longer runs proves nothing about the patch: it is no pass.
+            broken = [{"test": n, "error": "did not run after the patch"} for n in gone]
     entry = {
         "command": command,
         "per_test": per_test,
@@ -305,7 +310,7 @@ def stderr_lines(tests: dict) -> list[str]:
     out = [f"decouple: test failed before the patch too (not evidence): {t['test']}" + (f": {t['error']}" if t["error"] else "")
            for t in tests.get("failed_before", ())]
     out += [f"decouple: flaky test (differs between two runs before the patch; not evidence): {n}" for n in tests.get("flaky", ())]
-    out += [f"decouple: passed before the patch, fails after it: {t['test']}" + (f": {t['error']}" if t["error"] else "")
+    out += [f"decouple: passed before the patch and not after it: {t['test']}" + (f": {t['error']}" if t["error"] else "")
             for t in tests.get("broken", ())]
     if tests.get("copies"):
         out.append(f"decouple: the test copies are kept in {tests['copies']}")

@@ -185,7 +185,7 @@ def _project_tests(tests: dict) -> list[str]:
 
     out = [f"- The project's tests (`--test`): {_md(summary(tests))}."]
     if tests.get("broken"):
-        out.append("- Passed before the patch and fail after it (the patch is refused, rule DC512):")
+        out.append("- Passed before the patch and not after it (the patch is refused, rule DC512):")
         out += [f"  - `{t['test']}`" + (f": {_md(t['error'])}" if t["error"] else "") for t in tests["broken"]]
     if tests.get("failed_before"):
         out.append("- Failed before the patch too (not evidence):")

@@ -80,7 +80,7 @@ def test_hidden_dependency_refuses_names_the_test_and_writes_nothing(tmp_path):
     before = tree_hashes(tree)
     code, out, err = decouple(".", *SELECT, "--test", PYTEST, "--write", "--output", tmp_path / "out", cwd=tree)
     assert code == 3, err
-    assert ("decouple: passed before the patch, fails after it: tests.test_light::test_kind: "
+    assert ("decouple: passed before the patch and not after it: tests.test_light::test_kind: "
             "AssertionError: not an engine of that kind") in err.splitlines()
     assert "Traceback" not in err and "tests.test_light::test_run" not in err
     assert tree_hashes(tree) == before and no_copies_left(tmp_path)
@@ -135,7 +135,7 @@ def test_other_command_judged_by_exit_status(tmp_path):
     command = f"{sys.executable} -c \"{script}\""
     code, _, err = decouple(".", *SELECT, "--test", command, "--check", cwd=tree)
     assert code == 3, err
-    assert f"decouple: passed before the patch, fails after it: {command}: exit 1: AssertionError" in err
+    assert f"decouple: passed before the patch and not after it: {command}: exit 1: AssertionError" in err
     assert tree_hashes(tree) == before and no_copies_left(tmp_path)
 
 
@@ -220,6 +220,9 @@ def test_judge_a_failed_run_with_no_test_to_blame_refuses():
     assert judge("pytest", before, after)["broken"] == [{"test": "pytest", "error": "exit -11: Segmentation fault"}]
     before, after = runs({"t::a": PASSED}, {"t::a": PASSED}, {"t::a": SKIPPED})
     assert judge("pytest", before, after)["broken"] == []
+    # A test that passed before and no longer runs, in a run that says all is well, is no pass.
+    before, after = runs({"t::a": PASSED, "t::b": PASSED}, {"t::a": PASSED, "t::b": PASSED}, {"t::a": PASSED})
+    assert judge("pytest", before, after)["broken"] == [{"test": "t::b", "error": "did not run after the patch"}]
 
 
 def test_judge_baseline_that_cannot_judge():

@@ -2,11 +2,11 @@
 
 ## What it does
 With ``--test CMD``, CMD runs on throw-away copies of ROOT: twice unpatched, once patched
-(``codemod/gate.py``). When a test that passed in both unpatched runs fails on the patched copy
-(or a test that did not exist before fails there, such as a module that no longer imports, or
-the command fails with no test to blame), every class the run would decouple is refused
-(``unsafe``, exit 3); the reason names the first such test and its first error line, stderr
-and ``report.md`` name each.
+(``codemod/gate.py``). When a test that passed in both unpatched runs fails, or no longer
+runs, on the patched copy (or a test that did not exist before fails there, such as a module
+that no longer imports, or the command fails with no test to blame), every class the run
+would decouple is refused (``unsafe``, exit 3); the reason names the first such test and its
+first error line, stderr and ``report.md`` name each.
 
 ## Why
 The analysis is static: a class looked up by a computed name, or a member reached by
@@ -39,4 +39,4 @@ def refusal(broken: list[dict]) -> Refusal:
     """The refusal that the broken tests (``gate.judge``'s ``broken``) make of every decoupled class."""
     first = broken[0]
     more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
-    return Refusal(ID, f"{first['test']} passed before and fails after" + (f": {first['error']}" if first["error"] else "") + more, "tests")
+    return Refusal(ID, f"{first['test']} passed before the patch and not after it" + (f": {first['error']}" if first["error"] else "") + more, "tests")
