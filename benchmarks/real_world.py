@@ -471,6 +471,7 @@ def run_gate(cand: dict, root: Path, out: Path, spec: dict, lib: dict, work: Pat
     the tool's own verdict on the patch can be set beside the campaign's."""
     shutil.rmtree(out, ignore_errors=True)
     cmd = " ".join([str(lib["py"]), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+                    "--continue-on-collection-errors",
                     "-W", "ignore::DeprecationWarning", f"--maxfail={args.maxfail}", *spec["pytest"]])
     env = dict(os.environ, DECOUPLE_CACHE_DIR=str(out.parent / "cache-unused"),
                HYPOTHESIS_STORAGE_DIRECTORY=str(work / "hypothesis"), PYTHONDONTWRITEBYTECODE="1")

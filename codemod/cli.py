@@ -102,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "not evidence), then patched; a test that passed before and fails or no longer runs after refuses the run "
                         "(exit 3, nothing written, rule DC512). pytest (CMD starting with pytest or python -m pytest) "
                         "is judged test by test, any other command by its exit status; a command that fails before "
-                        "the patch with no per-test outcomes is exit 2. ROOT is never touched")
+                        "the patch with no per-test outcomes, or with no test passing, is exit 2. ROOT is never touched")
     p.add_argument("--test-timeout", type=float, metavar="SECONDS",
                    help="with --test: the limit of each run of CMD (default 1200, 20 minutes)")
     p.add_argument("--keep-test-copies", action="store_true",

@@ -257,6 +257,10 @@ def judge(command: str, before: tuple[Run, Run], after: Run) -> dict:
                              + (f": {b1.output_line}" if b1.output_line else "") + ")")
         flaky = sorted(n for n in set(o1) | set(o2) if o1.get(n) != o2.get(n))
         failed_before = sorted(n for n in o1 if n not in flaky and o1[n] == FAILED)
+        if not any(o == PASSED and o2.get(n) == PASSED for n, o in o1.items()):
+            # Nothing passes to be broken (a collection error that stops pytest, say): a pass would be vacuous.
+            first = f": {failed_before[0]}: {b1.errors.get(failed_before[0], '')}" if failed_before else ""
+            raise UsageError(f"the tests fail before the patch ({command!r}: no test passed in both runs{first})")
         outcomes_before, outcome_after = o1, oa
         known = set(o1) | set(o2)
         broken = [{"test": n, "error": after.errors.get(n, "")} for n in sorted(oa)

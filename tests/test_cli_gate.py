@@ -232,6 +232,12 @@ def test_judge_baseline_that_cannot_judge():
     before, after = runs({}, {}, {}, rc=(4, 4, 4))
     with pytest.raises(UsageError, match="exits 4 with no failed test"):
         judge("pytest --bad", before, after)
+    # pytest stopped by a collection error: one failed entry, nothing that could break.
+    before, after = runs({"tests.test_x": FAILED}, {"tests.test_x": FAILED}, {"tests.test_x": FAILED}, rc=(2, 2, 2))
+    before[0].errors["tests.test_x"] = "ModuleNotFoundError: No module named 'yaml'"
+    with pytest.raises(UsageError, match=r"^the tests fail before the patch \('pytest': no test passed in both runs: "
+                                         r"tests.test_x: ModuleNotFoundError: No module named 'yaml'\)$"):
+        judge("pytest", before, after)
 
 
 def test_junit_outcomes(tmp_path):
