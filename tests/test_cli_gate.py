@@ -91,13 +91,16 @@ def test_hidden_dependency_refuses_names_the_test_and_writes_nothing(tmp_path):
     assert "- `tests.test_light::test_kind`: AssertionError: not an engine of that kind" in md
 
 
-def test_sound_twin_passes_and_reports_the_counts(tmp_path):
+def test_sound_twin_passes_reports_the_counts_and_writes(tmp_path):
     tree = project(tmp_path / "p", kind="")  # checks against Engine, the new base
     before = tree_hashes(tree)
-    code, out, err = decouple(".", *SELECT, "--test", PYTEST, "--output", tmp_path / "out", cwd=tree)
+    code, out, err = decouple(".", *SELECT, "--test", PYTEST, "--write", "--output", tmp_path / "out", cwd=tree)
     assert code == 0, err
-    assert tree_hashes(tree) == before and no_copies_left(tmp_path)
-    assert (tmp_path / "out" / "patch.diff").is_file()
+    after = tree_hashes(tree)
+    # The tests passed, so --write applied the patch: the one module it names, nothing else.
+    assert {k for k in before if before[k] != after[k]} == {"shop/light.py"} and set(after) == set(before)
+    assert (tree / "shop/light.py").read_text() == (tmp_path / "out" / "files" / "shop" / "light.py").read_text()
+    assert no_copies_left(tmp_path)
     md = (tmp_path / "out" / "report.md").read_text()
     how_tested = md.split("## How tested", 1)[1].split("##", 1)[0]
     assert f"`{PYTEST}`: before the patch 2 passed, 0 failed, 0 skipped; after it 2 passed, 0 failed, 0 skipped" in how_tested
