@@ -285,3 +285,12 @@ def test_progress_line_on_a_terminal(tmp_path):
         assert f"\rrunning the tests {what}: " in text
     # The line is cleared before anything else is said.
     assert "\r\x1b[Kdecouple: tests: `sleep 2` exits 0" in text
+
+
+def test_a_gated_run_never_reuses_a_cached_result(tmp_path):
+    tree = project(tmp_path / "p", kind="")
+    code, _, err = decouple(".", *SELECT, "--check", cwd=tree)
+    assert code == 1, err
+    for _ in range(2):
+        code, _, err = decouple(".", *SELECT, "--test", "true", "--check", cwd=tree)
+        assert code == 1 and "reused the previous run's result" not in err and "decouple: tests: `true` exits 0" in err
