@@ -21,6 +21,11 @@ For each library of the pinned table below it:
    patch the suite on the patched copy: the tests that now fail but passed in the baseline;
 6. writes ``benchmarks/results/real-world/<lib>.json`` and ``summary.md`` (all libraries).
 
+``--gate`` also runs each patched candidate with ``decouple --test CMD`` (CMD: the library's
+suite), and records whether the tool's own verdict on the patch agrees with step 5's. The
+campaign keeps its own runner for step 5: it runs the baseline twice per library, where
+``--test`` runs it twice per candidate.
+
 Every subprocess runs under ``nice -n 10``.  Test runs use ``-p no:cacheprovider``, a
 ``--maxfail`` and a per-run timeout, and only candidates that produced a patch are tested.
 The library code stays outside this repository; only results are written here.
@@ -461,6 +466,31 @@ def run_decouple(cand: dict, root: Path, out: Path, timeout: int) -> dict:
     return rec
 
 
+def run_gate(cand: dict, root: Path, out: Path, spec: dict, lib: dict, work: Path, args) -> dict:
+    """``--gate``: the same decouple run with ``--test`` and the library's suite as CMD, so that
+    the tool's own verdict on the patch can be set beside the campaign's."""
+    shutil.rmtree(out, ignore_errors=True)
+    cmd = " ".join([str(lib["py"]), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+                    "--continue-on-collection-errors",
+                    "-W", "ignore::DeprecationWarning", f"--maxfail={args.maxfail}", *spec["pytest"]])
+    env = dict(os.environ, DECOUPLE_CACHE_DIR=str(out.parent / "cache-unused"),
+               HYPOTHESIS_STORAGE_DIRECTORY=str(work / "hypothesis"), PYTHONDONTWRITEBYTECODE="1")
+    env.pop("PYTHONHOME", None)
+    t0 = time.monotonic()
+    # --test runs the suite three times: a timeout of three suites and the analysis.
+    cp = run([*DECOUPLE, root, "--class", cand["qualname"], "--output", out, "--no-cache", *EXTRA,
+              "--test", cmd, "--test-timeout", str(args.test_timeout)],
+             timeout=3 * args.test_timeout + args.jobs_timeout, env=env)
+    rec = dict(rc=cp.returncode, wall_s=round(time.monotonic() - t0, 1), refused=cp.returncode == 3,
+               command=cmd, stderr=cp.stderr[-3000:].strip())
+    rep = out / "report.json"
+    if rep.exists():
+        tests = json.loads(rep.read_text()).get("tests") or {}
+        rec.update(before=tests.get("before"), after=tests.get("after"), flaky=tests.get("flaky"),
+                   failed_before=len(tests.get("failed_before", [])), broken=tests.get("broken"))
+    return rec
+
+
 def apply_patch(patch_file: Path, tree: Path) -> tuple[bool, str]:
     cp = run(["git", "apply", "--whitespace=nowarn", patch_file], cwd=tree)
     if cp.returncode == 0:
@@ -526,6 +556,8 @@ def campaign(name: str, args) -> dict:
 
     cands = enumerate_candidates(root, spec["packages"])
     res["candidates_total"] = len(cands)
+    if args.only:
+        cands = [c for c in cands if c["qualname"] in args.only]
     if args.limit and len(cands) > args.limit:
         # an even, deterministic spread over the sorted list (not just the first modules)
         step = len(cands) / args.limit
@@ -570,6 +602,9 @@ def campaign(name: str, args) -> dict:
                     collect_error_details={n: r["collect_errors"][n][-1500:] for n in new_ce[:5]})
                 rec["broke_tests"] = bool(new_fail or new_ce or not r["import_ok"]
                                           or r["timed_out"])
+                if args.gate:
+                    rec["gate"] = run_gate(cand, root, out.with_name(out.name + "-gate"), spec, lib, work, args)
+                    rec["gate"]["agrees"] = rec["gate"]["refused"] == rec["broke_tests"]
         rec["patch_lines"] = len(rec["patch"].splitlines()) if rec["patch"] else 0
         recs.append(rec)
         t = rec.get("tests")
@@ -580,6 +615,10 @@ def campaign(name: str, args) -> dict:
                 tinfo += (f", tests {t['ran']} ran {t['wall_s']} s: "
                           + (f"BROKE {len(t['new_failures'])} + {len(t['new_collect_errors'])} "
                              f"collect" if rec.get("broke_tests") else "ok"))
+        if rec.get("gate"):
+            g = rec["gate"]
+            tinfo += (f"; --test: rc {g['rc']} {'refused' if g['refused'] else 'passed'}"
+                      + ("" if g["agrees"] else " DISAGREES"))
         log(f"   [{i}/{len(cands)}] {cand['qualname']} ({cand['parent']}): rc {rec['rc']} "
             f"{rec.get('decision') or '-'} {rec.get('rule') or ''} {rec['wall_s']} s"
             + (" TRACEBACK" if rec["traceback"] else "")
@@ -719,6 +758,11 @@ def main(argv=None) -> int:
     ap.add_argument("--python", default=_default_python(),
                     help="a Python with decouple's dependencies (libcst, pyflakes, platformdirs)")
     ap.add_argument("--no-tests", action="store_true", help="skip every test-suite run")
+    ap.add_argument("--gate", action="store_true",
+                    help="also run each patched candidate with decouple --test (the library's suite as CMD) "
+                         "and record whether its verdict agrees with the campaign's (gate.agrees)")
+    ap.add_argument("--only", action="append", default=[], metavar="MOD:NAME",
+                    help="run only these candidates (repeatable)")
     ap.add_argument("--summary-only", action="store_true",
                     help="only rebuild summary.md from the JSON files in --out")
     ap.add_argument("--list", action="store_true", help="print the pinned table")

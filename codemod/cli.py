@@ -36,6 +36,8 @@ ROOT's pyproject.toml may hold the defaults, so that CI can run `decouple ROOT -
   max-copied-share = 0.5                      # --max-copied-share
   plain-gain = false                          # --plain-gain
   any-gain = false                            # --any-gain
+  test = "python -m pytest -q tests"          # --test
+  test-timeout = 1200                         # --test-timeout
 The command line wins: --class or --parent replaces both classes and parent, any other option
 its own key.
 
@@ -94,6 +96,17 @@ def build_parser() -> argparse.ArgumentParser:
                         "parent's members it does not use (a design change, not a saving; implies --plain-gain; rule DC505)")
     p.add_argument("--no-markers", action="store_true",
                    help="write no '# decouple: ...' comments in the patch (a second run still finds nothing to do)")
+    p.add_argument("--test", metavar="CMD",
+                   help="judge the patch by the project's own tests: run the shell command CMD in the root of a "
+                        "throw-away copy of ROOT, twice unpatched (a test whose outcome differs is flaky: reported, "
+                        "not evidence), then patched; a test that passed before and fails or no longer runs after refuses the run "
+                        "(exit 3, nothing written, rule DC512). pytest (CMD starting with pytest or python -m pytest) "
+                        "is judged test by test, any other command by its exit status; a command that fails before "
+                        "the patch with no per-test outcomes, or with no test passing, is exit 2. ROOT is never touched")
+    p.add_argument("--test-timeout", type=float, metavar="SECONDS",
+                   help="with --test: the limit of each run of CMD (default 1200, 20 minutes)")
+    p.add_argument("--keep-test-copies", action="store_true",
+                   help="with --test: keep the copies of ROOT the tests ran in (their folder is named on stderr)")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour the diff: auto (the default) when stdout is a terminal and NO_COLOR is not set")
     p.add_argument("--format", choices=("text", "github"), default="text",

@@ -7,6 +7,8 @@
     max-copied-share = 0.5              # --max-copied-share
     plain-gain = false                  # --plain-gain
     any-gain = false                    # --any-gain
+    test = "python -m pytest -q tests"  # --test
+    test-timeout = 1200                 # --test-timeout, seconds
 
 Only ROOT's own ``pyproject.toml`` is read (not its parents'): ROOT is what the run analyses,
 and a file above it may belong to another project. With no ROOT, ROOT is the nearest folder,
@@ -36,6 +38,8 @@ KEYS = {
     "max-copied-share": "a number from 0 to 1",
     "plain-gain": "true or false",
     "any-gain": "true or false",
+    "test": "a shell command",
+    "test-timeout": "a number of seconds above 0",
 }
 
 
@@ -86,8 +90,10 @@ def table(folder: Path) -> dict | None:
 def _valid(key: str, value) -> bool:
     if key == "classes":
         return isinstance(value, list) and bool(value) and all(isinstance(v, str) and v for v in value)
-    if key in ("parent", "base"):
+    if key in ("parent", "base", "test"):
         return isinstance(value, str) and bool(value)
+    if key == "test-timeout":
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
     if key == "max-copied-share":
         return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1
     return isinstance(value, bool)

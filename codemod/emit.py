@@ -29,6 +29,11 @@ def emit(root: Path, options: Options, result: Result) -> int:
     classes = result.report["classes"]
     for warning in result.report.get("warnings", ()):
         print(f"decouple: warning: {warning}", file=sys.stderr)
+    if "tests" in result.report:
+        from .gate import stderr_lines, summary as tests_summary
+
+        for line in stderr_lines(result.report["tests"]) + [f"decouple: tests: {tests_summary(result.report['tests'])}"]:
+            print(line, file=sys.stderr)
     if options.check:
         # Each finding is said once: a class with a line on stdout gets none on stderr.
         for line, c in zip(result.summary, classes):

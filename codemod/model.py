@@ -241,11 +241,11 @@ class Verdict:
 
 @dataclass
 class Refusal:
-    """A rewrite or check that refused to produce a patch (an input to the verdict)."""
+    """A rewrite, check or test run that refused the patch (an input to the verdict)."""
 
     rule: str
     message: str
-    stage: str  # "rewrite" or "check"
+    stage: str  # "rewrite", "check" or "tests"
 
 
 @dataclass

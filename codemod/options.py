@@ -36,6 +36,9 @@ class Options:
     markers: bool = True  # the tool's "# decouple: ..." comments in the patch (--no-markers)
     colour: bool = False  # colour the diff (--color, resolved against the terminal and NO_COLOR)
     check_format: str = "text"  # how --check prints its findings: text or github
+    test: str | None = None  # --test CMD: the project's tests judge the patch (codemod/gate.py)
+    test_timeout: float = 20 * 60  # seconds, each run of CMD
+    keep_test_copies: bool = False
 
     @classmethod
     def from_args(cls, args) -> "Options":
@@ -66,6 +69,16 @@ class Options:
                 raise UsageError(f"nothing to decouple in {display_path(Path(root))}: pass --class NAME or --parent NAME, "
                                  "or list them in its pyproject.toml ([tool.decouple] classes = [...])")
             classes = DEFAULT_CLASSES
+        test = args.test if args.test is not None else file.get("test")
+        timeout = args.test_timeout if args.test_timeout is not None else file.get("test-timeout", 20 * 60)
+        if test is not None and not test.strip():
+            raise UsageError("--test takes a shell command, such as 'python -m pytest -q tests'")
+        if test is None and (args.test_timeout is not None or args.keep_test_copies):
+            raise UsageError(f"{'--test-timeout' if args.test_timeout is not None else '--keep-test-copies'} only applies to --test")
+        if test is not None and args.analyse_only:
+            raise UsageError("--test judges a patch, and --analyse-only makes none")
+        if not timeout > 0:
+            raise UsageError(f"--test-timeout takes a number of seconds above 0, got {timeout}")
         share = args.max_copied_share if args.max_copied_share is not None else file.get("max-copied-share", 0.5)
         if not 0 <= share <= 1:
             raise UsageError(f"--max-copied-share takes a number from 0 to 1, got {share}")
@@ -78,6 +91,7 @@ class Options:
             no_cache=args.no_cache, max_copied_share=float(share), plain_gain=args.plain_gain or file.get("plain-gain", False),
             any_gain=args.any_gain or file.get("any-gain", False),
             markers=not args.no_markers, colour=use_colour(args.color, sys.stdout), check_format=args.format,
+            test=test, test_timeout=float(timeout), keep_test_copies=args.keep_test_copies,
         )
 
     @property
@@ -89,4 +103,4 @@ class Options:
     def cache_key(self) -> list:
         """What a cached result depends on, beyond the tree and the tool's own code."""
         return [list(self.classes), self.parent, self.base, self.analyse_only, self.emit_tests, self.all_uses,
-                self.max_copied_share, self.plain_gain, self.any_gain, self.markers, self.presented]
+                self.max_copied_share, self.plain_gain, self.any_gain, self.markers, self.presented, self.test]

@@ -2,7 +2,8 @@
 
 discover (``discover``, ``word_index``) -> index (``index``) -> analyse (``analyse``, with the
 slice of the parent's ``__init__``: ``slice``) -> verdict (``verdict``) -> rewrite (``rewrite``)
--> check (``check``) -> verdict again, with any refusal as input -> risk (``risk``) -> report
+-> check (``check``) -> the project's tests with ``--test`` (``gate``) -> verdict again, with
+any refusal as input -> risk (``risk``) -> report
 (``report``, ``report_md``) ->
 emit (``emit``). ``decouple verify`` (``gpu/``) runs later, on a GPU machine.
 """
@@ -191,6 +192,20 @@ def unparsable_files(index: Index, analyses: list[ClassAnalysis]) -> list[str]:
             "so the run went on without it" for rel, (line, msg) in sorted(index.syntax_errors.items()) if rel not in refused]
 
 
+def tested(tree: Tree, options: Options, patches: list[ModulePatch], analyses: list[ClassAnalysis], verdicts, limits):
+    """``--test``: the project's tests on copies of ROOT, unpatched and patched; what they said,
+    and the verdicts again, with a test that the patch broke as a refusal of every decoupled class."""
+    from .gate import gate
+    from .rules import verdict_tests_failed
+    from .verdict import decide
+
+    tests = gate(tree.root, patches, options.test, options.test_timeout, options.keep_test_copies)
+    if tests["broken"]:
+        refused = verdict_tests_failed.refusal(tests["broken"])
+        verdicts = [decide(a, refused, limits) if v.decision == Decision.DECOUPLE else v for a, v in zip(analyses, verdicts)]
+    return tests, verdicts
+
+
 def compute(tree: Tree, options: Options) -> Result:
     from .verdict import Limits, decide, would_decouple
 
@@ -204,6 +219,11 @@ def compute(tree: Tree, options: Options) -> Result:
     unsafe = any(v.decision == Decision.UNSAFE for v in verdicts)
     if unsafe:
         patches = []  # all or nothing: never emit half of a refactor
+    tests = None
+    if patches and options.test:
+        tests, verdicts = tested(tree, options, patches, analyses, verdicts, limits)
+        if tests["broken"]:
+            unsafe, patches = True, []
     if patches and options.emit_tests:
         patches += regression_tests(tree, candidates, patches)
     pairs = list(zip(analyses, verdicts))
@@ -216,7 +236,7 @@ def compute(tree: Tree, options: Options) -> Result:
         names = tuple(a.cls.name for a in decoupled)
         risks = {a.cls.name: assess(index, a, trees, names) for a in decoupled}
     return Result(
-        report=report.build(tree.root, pairs, patches, risks, warnings),
+        report=report.build(tree.root, pairs, patches, risks, warnings, tests),
         files=[Emitted(p.rel, p.before, p.after, p.encoding) for p in patches],
         diff="".join(unified_diff(p.rel, p.before, p.after) for p in patches),
         # "already decoupled" is its own verdict on the line as in the run's last line, not a decline.
@@ -232,7 +252,8 @@ def compute(tree: Tree, options: Options) -> Result:
 def run_pipeline(tree: Tree, options: Options) -> int:
     from .cache import RunCache
 
-    cache = None if options.no_cache else RunCache(tree, options)
+    # A run judged by the tests is never reused: the tests may read what the cache does not watch.
+    cache = None if options.no_cache or options.test else RunCache(tree, options)
     result = cache.load() if cache is not None else None
     if result is not None:
         print("decouple: reused the previous run's result (no file it depends on changed)", file=sys.stderr)

@@ -14,7 +14,10 @@ report.json schema (keys are only ever added, never renamed):
  "risk"?: {"global_writes": [{..., "name"?, "other_uses"?, "other_uses_total"?}],
            "unused_parameters": [{"parameter", "passed_by": [str]}], "class_attributes_gone": [str],
            "passed_on": [{"member", "to", "parameter", "use": {"how", "lines"?}, "lines"}]}, ...}],
- "checks"?: [{"file", "result"}], "warnings"?: [str]}
+ "checks"?: [{"file", "result"}], "warnings"?: [str],
+ "tests"?: {"command", "per_test", "before": {"exit_status", "passed", "failed", "skipped"}, "after": {...},
+            "seconds", "flaky": [str], "failed_before": [{"test", "error"}], "broken": [{"test", "error"}],
+            "not_run_after"?: [str], "copies"?}}  (--test; codemod/gate.py)
 
 Every "rule" is a rule id of ``codemod/rules/`` (``docs/rules.md``). The report is built once,
 from the analyses, their verdicts and the patches.
@@ -98,10 +101,11 @@ def _dedup(items):
 
 
 def build(root: Path, judged: list[tuple[ClassAnalysis, Verdict]], patches: list[ModulePatch], risks: dict | None = None,
-          warnings: list[str] | None = None) -> dict:
+          warnings: list[str] | None = None, tests: dict | None = None) -> dict:
     """The report of a run: each class with its verdict, and what the patches did.
     ``risks``: class name -> what ``risk.assess`` found, for the decoupled classes.
-    ``warnings``: what the run went on without (said on stderr too)."""
+    ``warnings``: what the run went on without (said on stderr too). ``tests``: what ``--test``
+    found (``gate.judge``)."""
     inlined = _inlined(patches)
     comments = {name: [{"file": p.rel, "line": line, "comment": text, "why": why, "rule": "DC611"} for line, text, why in plan.comments]
                 for p in patches for name, plan in p.plans.items()}
@@ -113,6 +117,8 @@ def build(root: Path, judged: list[tuple[ClassAnalysis, Verdict]], patches: list
             c["risk"] = risks[c["name"]]
     if warnings:
         rep["warnings"] = list(warnings)
+    if tests is not None:
+        rep["tests"] = tests
     if patches:
         rep["checks"] = [{"file": p.rel, "result": "parses, compiles, no new pyflakes findings" if p.before is not None else "new regression test (--emit-tests)"} for p in patches]
     return rep

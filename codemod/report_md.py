@@ -32,6 +32,9 @@ def render_md(rep: dict, verify: dict | None = None) -> str:
             out += _risk(c)
         out.append("## How tested\n")
         out += _tested(rep, verify)
+    elif rep.get("tests"):
+        out.append("## Tests\n")
+        out += _project_tests(rep["tests"]) + [""]
     out.append("## Evidence\n")
     out += _summary_table(classes)
     for c in classes:
@@ -161,6 +164,8 @@ def _tested(rep: dict, verify: dict | None) -> list[str]:
         return ["- No patch in this run (analysis only): nothing was checked.", ""]
     out = [f"- `{ch['file']}`: {ch['result']}" for ch in rep["checks"]]
     out.append("- A second run of the tool on the patched tree changes nothing.")
+    if rep.get("tests"):
+        out += _project_tests(rep["tests"])
     if verify:
         t = verify.get("tally", {})
         o, p = t.get("original", {}), t.get("patched", {})
@@ -171,6 +176,25 @@ def _tested(rep: dict, verify: dict | None) -> list[str]:
         out.append("- Not run on a GPU: `decouple verify --output DIR` on a CUDA machine runs the attention kit on both sides "
                    "and adds the result here.")
     out.append("")
+    return out
+
+
+def _project_tests(tests: dict) -> list[str]:
+    """``--test``: the command, the counts and the time, then each test named by what it showed."""
+    from .gate import summary
+
+    out = [f"- The project's tests (`--test`): {_md(summary(tests))}."]
+    if tests.get("broken"):
+        out.append("- Passed before the patch and not after it (the patch is refused, rule DC512):")
+        out += [f"  - `{t['test']}`" + (f": {_md(t['error'])}" if t["error"] else "") for t in tests["broken"]]
+    if tests.get("failed_before"):
+        out.append("- Failed before the patch too (not evidence):")
+        out += [f"  - `{t['test']}`" + (f": {_md(t['error'])}" if t["error"] else "") for t in tests["failed_before"]]
+    if tests.get("flaky"):
+        out.append("- Flaky (a different outcome in the two runs before the patch; not evidence): "
+                   + ", ".join(f"`{n}`" for n in tests["flaky"]))
+    if tests.get("not_run_after"):
+        out.append(f"- Passed before the patch and not run after it: {len(tests['not_run_after'])}.")
     return out
 
 

@@ -1,7 +1,8 @@
 """The verdict on each class, decided in one place: decouple, decline or unsafe, with the rule that decided.
 
 The analysis rules are tried in order and the first that applies decides. A refusal by
-the rewrite or the check stage is an input: it turns what would be decoupled into unsafe.
+the rewrite or the check stage, or by the project's tests (``--test``), is an input: it
+turns what would be decoupled into unsafe.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from dataclasses import dataclass
 from .model import ClassAnalysis, Decision, Refusal, Verdict
 from .rules import (
     verdict_already_decoupled, verdict_check_failed, verdict_decouple, verdict_mostly_reused, verdict_no_parent,
-    verdict_not_a_subclass, verdict_nothing_to_gain, verdict_rewrite_refused, verdict_super_fallback, verdict_type_check,
-    verdict_unsafe,
+    verdict_not_a_subclass, verdict_nothing_to_gain, verdict_rewrite_refused, verdict_super_fallback, verdict_tests_failed,
+    verdict_type_check, verdict_unsafe,
 )
 
 # Tried in this order; the first that applies decides.
@@ -20,7 +21,7 @@ ANALYSIS_RULES = (
     verdict_already_decoupled, verdict_no_parent, verdict_not_a_subclass, verdict_unsafe, verdict_super_fallback,
     verdict_type_check, verdict_mostly_reused, verdict_nothing_to_gain,
 )
-REFUSAL_RULES = (verdict_rewrite_refused, verdict_check_failed)
+REFUSAL_RULES = (verdict_rewrite_refused, verdict_check_failed, verdict_tests_failed)
 
 
 @dataclass(frozen=True)

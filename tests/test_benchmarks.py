@@ -141,3 +141,27 @@ def test_real_world_stress_patches_a_class_declined_for_too_little_gain(tmp_path
     assert rec["decision"] == decision, rec["stderr"]
     assert (rec["patch"] is not None) == stress
     assert stress or rec["rule"] == "DC505"
+
+
+def test_real_world_gate_runs_decouple_test_with_the_suite(tmp_path, monkeypatch):
+    """--gate: the same candidate through decouple --test, the library's suite as CMD; a test
+    that sees the parent by a computed name refuses the patch and is named."""
+    from types import SimpleNamespace
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import real_world
+    finally:
+        sys.path.pop(0)
+    kind = ("import pkg.base as base\nfrom pkg.child import Child\n\n\ndef test_shout():\n    assert Child('a').shout() == 'A'\n\n\n"
+            "def test_kind():\n    assert isinstance(Child('a'), getattr(base, 'Ba' + 'se'))\n")
+    root = write_files(tmp_path / "lib", {**PLAIN_GAIN, "pytest.ini": "[pytest]\n", "tests/test_child.py": kind})
+    monkeypatch.setattr(real_world, "DECOUPLE", [sys.executable, "-m", "codemod"])
+    monkeypatch.setattr(real_world, "EXTRA", list(real_world.STRESS))
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
+    args = SimpleNamespace(maxfail=10, test_timeout=120, jobs_timeout=120)
+    rec = real_world.run_gate({"qualname": "pkg.child:Child"}, root, tmp_path / "out", {"pytest": ["tests"]},
+                              {"py": sys.executable}, tmp_path, args)
+    assert rec["refused"] and rec["rc"] == 3, rec["stderr"]
+    assert [b["test"] for b in rec["broken"]] == ["tests.test_child::test_kind"]
+    assert rec["before"]["passed"] == 2 and rec["after"]["passed"] == 1
