@@ -296,3 +296,47 @@ def test_near_miss_a_metaclass_that_only_counts(tmp_path):
              "    def __init__(self, **options):\n        super().__init__(**options)\n")
     a, v = analyse(tmp_path, {"lexers.py": lexers, "child.py": child})
     assert hazards_of(a, "DC301") == []
+
+
+# wtforms' widgets, in a few lines of our own: the parent's __init__ may store an attribute
+# that the class also defines at class level; the instance's value wins over the class's.
+WIDGETS = """
+class Input:
+    render = staticmethod(repr)
+
+    def __init__(self, input_type=None):
+        if input_type is not None:
+            self.input_type = input_type
+        self.pool = [0] * 9
+
+    def __call__(self, field):
+        return self.render((self.input_type, field))
+"""
+TEXT_INPUT = """from .widgets import Input
+
+
+class Child(Input):
+    input_type = "text"
+
+
+SEARCH = Child(input_type="search")
+"""
+
+
+def test_an_instance_attribute_shadowing_a_class_attribute_of_the_class(tmp_path):
+    """``Child.input_type`` is only the default: the parent's store on the instance wins."""
+    files = {"widgets.py": WIDGETS, "child.py": TEXT_INPUT}
+    script = "from pkg.child import Child, SEARCH\nprint(Child()('f'), SEARCH('f'))\n"
+    before, after, patched = run_both(tmp_path, files, script, stress=True)
+    assert before == "('text', 'f') ('search', 'f')\n"
+    assert before == after
+
+
+def test_near_miss_a_class_attribute_the_parent_stores_only_outside_its_init(tmp_path):
+    """Only a method the class never calls stores ``input_type``: the class attribute provides it."""
+    widgets = WIDGETS.replace("    def __init__(self, input_type=None):\n        if input_type is not None:\n            self.input_type = input_type\n",
+                              "    def __init__(self):\n").replace("    def __call__", "    def retype(self, input_type):\n        self.input_type = input_type\n\n    def __call__")
+    child = TEXT_INPUT.replace('Child(input_type="search")', "Child()")
+    before, after, patched = run_both(tmp_path, {"widgets.py": widgets, "child.py": child}, "from pkg.child import SEARCH\nprint(SEARCH('f'))\n", stress=True)
+    assert patched is not None and "def retype" not in patched
+    assert before == after == "('text', 'f')\n"
