@@ -604,6 +604,10 @@ def campaign(name: str, args) -> dict:
             f"{rec.get('decision') or '-'} {rec.get('rule') or ''} {rec['wall_s']} s"
             + (" TRACEBACK" if rec["traceback"] else "")
             + ("" if rec["input_unchanged"] else " INPUT CHANGED") + tinfo)
+        if getattr(args, "out_dir", None) is not None:
+            # after each candidate, so that a run stopped early keeps what it did ("partial")
+            part = json.loads(json.dumps(dict(res, candidates=recs, partial=True)))
+            (args.out_dir / f"{name}.json").write_text(json.dumps(sanitize(part), indent=1) + "\n")
     res["candidates"] = recs
     res["wall_s"] = round(time.monotonic() - t_lib, 1)
     return res
@@ -647,7 +651,8 @@ def summary_md(results: list[dict]) -> str:
         b = res.get("baseline", {})
         bt = (f"{b.get('passed_both', '-')} / {len(b.get('flaky', [])) + len(b.get('failing', []))}"
               if b else "-")
-        lines.append(f"| {res['library']} {res['version']} | {c['candidates']}"
+        lines.append(f"| {res['library']} {res['version']}" + (" (stopped early)" if res.get("partial") else "")
+                     + f" | {c['candidates']}"
                      + (f" ({c['run']} run)" if c['run'] != c['candidates'] else "")
                      + f" | {c['decouple']} | {c['decline']} | {c['unsafe']} | {c['other']} | "
                      f"{c['tracebacks']} | {c['timeouts']} | {c['input_changed']} | {c['patches']} "
@@ -783,6 +788,7 @@ def main(argv=None) -> int:
     log(f"decouple: {TOOL_COMMIT}")
     out = Path(args.out) if args.out else DEFAULT_OUT.with_name("real-world-stress") if args.stress else DEFAULT_OUT
     out.mkdir(parents=True, exist_ok=True)
+    args.out_dir = out
     for n in args.libs:
         if n not in LIBS:
             ap.error(f"unknown library {n!r}; pinned: {', '.join(LIBS)}")

@@ -340,3 +340,53 @@ def test_near_miss_a_class_attribute_the_parent_stores_only_outside_its_init(tmp
     before, after, patched = run_both(tmp_path, {"widgets.py": widgets, "child.py": child}, "from pkg.child import SEARCH\nprint(SEARCH('f'))\n", stress=True)
     assert patched is not None and "def retype" not in patched
     assert before == after == "('text', 'f')\n"
+
+
+# wtforms' SubmitField(BooleanField), in a few lines of our own: the parent's class attribute
+# is a default that its __init__ may replace on the instance.
+FIELDS = """
+class Field:
+    def __init__(self, label=None):
+        self.label = label
+        self.pool = [0] * 9
+
+    def check(self, value):
+        return self.process(value)
+
+    def process(self, value):
+        return True
+
+
+class BooleanField(Field):
+    false_values = (False, "false", "")
+
+    def __init__(self, label=None, false_values=None):
+        super().__init__(label)
+        if false_values is not None:
+            self.false_values = false_values
+
+    def process(self, value):
+        return value not in self.false_values
+
+    def describe(self):
+        return "a checkbox"
+"""
+SUBMIT = """from .fields import BooleanField
+
+
+class Child(BooleanField):
+    pass
+
+
+NO = Child(false_values=("no",))
+"""
+
+
+def test_a_store_over_a_class_attribute_of_the_parent_stays(tmp_path):
+    """``BooleanField.false_values`` is only the default: the store on the instance wins."""
+    files = {"fields.py": FIELDS, "child.py": SUBMIT}
+    script = "from pkg.child import Child, NO\nprint(Child().check('no'), NO.check('no'))\n"
+    before, after, patched = run_both(tmp_path, files, script, stress=True)
+    assert before == "True False\n"
+    assert before == after
+    assert patched is not None and "self.false_values = false_values" in patched
