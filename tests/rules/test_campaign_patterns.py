@@ -323,15 +323,6 @@ SEARCH = Child(input_type="search")
 """
 
 
-def test_an_instance_attribute_shadowing_a_class_attribute_of_the_class(tmp_path):
-    """``Child.input_type`` is only the default: the parent's store on the instance wins."""
-    files = {"widgets.py": WIDGETS, "child.py": TEXT_INPUT}
-    script = "from pkg.child import Child, SEARCH\nprint(Child()('f'), SEARCH('f'))\n"
-    before, after, patched = run_both(tmp_path, files, script, stress=True)
-    assert before == "('text', 'f') ('search', 'f')\n"
-    assert before == after
-
-
 def test_near_miss_a_class_attribute_the_parent_stores_only_outside_its_init(tmp_path):
     """Only a method the class never calls stores ``input_type``: the class attribute provides it."""
     widgets = WIDGETS.replace("    def __init__(self, input_type=None):\n        if input_type is not None:\n            self.input_type = input_type\n",
@@ -382,11 +373,15 @@ NO = Child(false_values=("no",))
 """
 
 
-def test_a_store_over_a_class_attribute_of_the_parent_stays(tmp_path):
-    """``BooleanField.false_values`` is only the default: the store on the instance wins."""
-    files = {"fields.py": FIELDS, "child.py": SUBMIT}
-    script = "from pkg.child import Child, NO\nprint(Child().check('no'), NO.check('no'))\n"
+@pytest.mark.parametrize("files, script, printed, store", [
+    pytest.param({"widgets.py": WIDGETS, "child.py": TEXT_INPUT}, "from pkg.child import Child, SEARCH\nprint(Child()('f'), SEARCH('f'))\n",
+                 "('text', 'f') ('search', 'f')\n", "self.input_type = input_type", id="over-a-class-attribute-of-the-class"),
+    pytest.param({"fields.py": FIELDS, "child.py": SUBMIT}, "from pkg.child import Child, NO\nprint(Child().check('no'), NO.check('no'))\n",
+                 "True False\n", "self.false_values = false_values", id="over-a-class-attribute-of-the-parent"),
+])
+def test_a_store_of_the_parent_init_over_a_class_attribute_stays(tmp_path, files, script, printed, store):
+    """A class attribute (the class's own, or the parent's) is only the default: the parent's
+    ``__init__`` stores the value that wins on the instance (wtforms' ``TextInput``, ``SubmitField``)."""
     before, after, patched = run_both(tmp_path, files, script, stress=True)
-    assert before == "True False\n"
-    assert before == after
-    assert patched is not None and "self.false_values = false_values" in patched
+    assert before == after == printed
+    assert patched is not None and store in patched
