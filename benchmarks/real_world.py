@@ -451,8 +451,10 @@ def run_decouple(cand: dict, root: Path, out: Path, timeout: int) -> dict:
     env = dict(os.environ)
     env["DECOUPLE_CACHE_DIR"] = str(out.parent / "cache-unused")
     t0 = time.monotonic()
+    # From the snapshot's folder: ``python -m`` puts the working directory first on sys.path, so
+    # run from this checkout it would import the live codemod/ and not the snapshot.
     cp = run([*DECOUPLE, root, "--class", cand["qualname"], "--output", out, "--no-cache", *EXTRA],
-             timeout=timeout, env=env)
+             timeout=timeout, env=env, cwd=TOOL_CWD)
     wall = round(time.monotonic() - t0, 2)
     rec = dict(rc=cp.returncode, wall_s=wall, stderr=cp.stderr[-4000:].strip(),
                stdout_tail=cp.stdout[-1000:].strip())
@@ -496,7 +498,7 @@ def apply_patch(patch_file: Path, tree: Path) -> tuple[bool, str]:
 
 def campaign(name: str, args) -> dict:
     spec = LIBS[name]
-    work = Path(args.work) / name
+    work = Path(args.work).resolve() / name
     res: dict = dict(library=name, version=spec["version"], tool_commit=TOOL_COMMIT,
                      started=time.strftime("%Y-%m-%d %H:%M:%S"), root=spec["root"])
     t_lib = time.monotonic()
@@ -725,7 +727,7 @@ def sanitize(res: dict) -> dict:
 
 
 def main(argv=None) -> int:
-    global DECOUPLE, TOOL_COMMIT, EXTRA
+    global DECOUPLE, TOOL_COMMIT, EXTRA, TOOL_CWD
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("libs", nargs="*", help="libraries of the pinned table")
     ap.add_argument("--jobs-timeout", type=int, default=120,
@@ -772,14 +774,21 @@ def main(argv=None) -> int:
         for f in sorted((REPO / "codemod").rglob("*.py")):
             h.update(str(f.relative_to(REPO)).encode() + b"\0" + f.read_bytes())
         digest = h.hexdigest()[:12]
-        snap = Path(args.work) / "_tool" / digest
-        if not (snap / "codemod").exists():
-            tmp = snap.with_name(digest + ".tmp")
+        snap = Path(args.work).resolve() / "_tool" / digest
+        if not (snap / "codemod" / "__init__.py").exists():
+            # a folder of this process's own, renamed into place: two campaigns starting
+            # together must not copy into the same folder
+            tmp = snap.with_name(f"{digest}.tmp{os.getpid()}")
             shutil.rmtree(tmp, ignore_errors=True)
             shutil.copytree(REPO / "codemod", tmp / "codemod",
                             ignore=shutil.ignore_patterns("__pycache__"))
-            tmp.rename(snap)
+            shutil.rmtree(snap, ignore_errors=True)
+            try:
+                tmp.rename(snap)
+            except OSError:  # the other campaign was first: its copy is the same
+                shutil.rmtree(tmp, ignore_errors=True)
         DECOUPLE = ["env", f"PYTHONPATH={snap}", args.python, "-m", "codemod"]
+        TOOL_CWD = snap
         TOOL_COMMIT += (f"+uncommitted codemod changes (snapshot {digest})" if dirty
                         else f" (codemod {digest})")
     if args.stress:
@@ -823,6 +832,7 @@ def _default_python() -> str:
 
 
 DECOUPLE: list[str] = ["decouple"]
+TOOL_CWD: Path | None = None  # the snapshot's folder, where decouple runs (None: --decouple)
 TOOL_COMMIT = "unknown"
 STRESS = ("--max-copied-share", "1", "--any-gain")
 EXTRA: list[str] = []  # STRESS under --stress
