@@ -551,7 +551,7 @@ def campaign(name: str, args) -> dict:
     if args.limit and len(cands) > args.limit:
         # an even, deterministic spread over the sorted list (not just the first modules)
         step = len(cands) / args.limit
-        cands = [cands[int(i * step)] for i in range(args.limit)]
+        cands = [cands[int((i + args.offset) * step)] for i in range(args.limit)]
     log(f"   {res['candidates_total']} candidates" + (f", running {len(cands)}" if args.limit else ""))
     before_all = tree_hash(pristine)
     out_base = work / "out"
@@ -738,6 +738,9 @@ def main(argv=None) -> int:
     ap.add_argument("--maxfail", type=int, default=10,
                     help="stop a patched suite after N failures (default 10)")
     ap.add_argument("--limit", type=int, default=0, help="at most N candidates per library, evenly spread over the sorted list")
+    ap.add_argument("--offset", type=float, default=0.0,
+                    help="with --limit: start the spread this fraction of a step in (0 <= F < 1); "
+                         "--limit 30 --offset 0.5 runs 30 other candidates than --limit 30")
     ap.add_argument("--out", default="", help=f"results dir (default {DEFAULT_OUT.relative_to(REPO)})")
     ap.add_argument("--work", default=str(DEFAULT_WORK), help="work dir (outside the repo)")
     ap.add_argument("--decouple", default="",
