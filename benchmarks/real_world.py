@@ -78,6 +78,26 @@ LIBS: dict[str, dict] = {
                              "--ignore=tests/contrast"]),
     "tornado": dict(version="6.4.1", root=".", packages=["tornado"], test_deps=["pytest"],
                     pytest=["tornado/test"]),
+    # issue 25, item 9: the campaign on more libraries (stress mode)
+    "marshmallow": dict(version="3.23.1", root="src", packages=["marshmallow"],
+                        test_deps=["pytest", "simplejson"], pytest=["tests"]),
+    "wtforms": dict(version="3.2.1", root="src", packages=["wtforms"],
+                    test_deps=["pytest", "babel", "email_validator", "webob"],
+                    pytest=["tests"]),
+    "docutils": dict(version="0.21.2", root=".", packages=["docutils"],
+                     test_deps=["pytest", "pygments"], pytest=["test"]),
+    "mistune": dict(version="3.0.2", root="src", packages=["mistune"], test_deps=["pytest"],
+                    pytest=["tests"]),
+    "parso": dict(version="0.8.4", root=".", packages=["parso"], test_deps=["pytest", "docopt"],
+                  pytest=["test"]),
+    "pyparsing": dict(version="3.2.0", root=".", packages=["pyparsing"],
+                      test_deps=["pytest", "railroad-diagrams", "jinja2"], pytest=["tests"]),
+    "voluptuous": dict(version="0.15.2", root=".", packages=["voluptuous"],
+                       test_deps=["pytest"], pytest=["voluptuous/tests"]),
+    "click": dict(version="8.1.7", root="src", packages=["click"], test_deps=["pytest"],
+                  pytest=["tests"]),
+    "mako": dict(version="1.3.6", root=".", packages=["mako"],
+                 test_deps=["pytest", "markupsafe", "babel", "lingua"], pytest=["test"]),
     "networkx": dict(version="3.4.2", root=".", packages=["networkx"],
                      test_deps=["pytest"], pytest=["networkx"]),
     "rich": dict(version="13.9.4", root=".", packages=["rich"], test_deps=["pytest"],
@@ -436,8 +456,10 @@ def run_decouple(cand: dict, root: Path, out: Path, timeout: int) -> dict:
     env = dict(os.environ)
     env["DECOUPLE_CACHE_DIR"] = str(out.parent / "cache-unused")
     t0 = time.monotonic()
+    # From the snapshot's folder: ``python -m`` puts the working directory first on sys.path, so
+    # run from this checkout it would import the live codemod/ and not the snapshot.
     cp = run([*DECOUPLE, root, "--class", cand["qualname"], "--output", out, "--no-cache", *EXTRA],
-             timeout=timeout, env=env)
+             timeout=timeout, env=env, cwd=TOOL_CWD)
     wall = round(time.monotonic() - t0, 2)
     rec = dict(rc=cp.returncode, wall_s=wall, stderr=cp.stderr[-4000:].strip(),
                stdout_tail=cp.stdout[-1000:].strip())
@@ -506,7 +528,7 @@ def apply_patch(patch_file: Path, tree: Path) -> tuple[bool, str]:
 
 def campaign(name: str, args) -> dict:
     spec = LIBS[name]
-    work = Path(args.work) / name
+    work = Path(args.work).resolve() / name
     res: dict = dict(library=name, version=spec["version"], tool_commit=TOOL_COMMIT,
                      started=time.strftime("%Y-%m-%d %H:%M:%S"), root=spec["root"])
     t_lib = time.monotonic()
@@ -561,7 +583,7 @@ def campaign(name: str, args) -> dict:
     if args.limit and len(cands) > args.limit:
         # an even, deterministic spread over the sorted list (not just the first modules)
         step = len(cands) / args.limit
-        cands = [cands[int(i * step)] for i in range(args.limit)]
+        cands = [cands[int((i + args.offset) * step)] for i in range(args.limit)]
     log(f"   {res['candidates_total']} candidates" + (f", running {len(cands)}" if args.limit else ""))
     before_all = tree_hash(pristine)
     out_base = work / "out"
@@ -623,6 +645,10 @@ def campaign(name: str, args) -> dict:
             f"{rec.get('decision') or '-'} {rec.get('rule') or ''} {rec['wall_s']} s"
             + (" TRACEBACK" if rec["traceback"] else "")
             + ("" if rec["input_unchanged"] else " INPUT CHANGED") + tinfo)
+        if getattr(args, "out_dir", None) is not None:
+            # after each candidate, so that a run stopped early keeps what it did ("partial")
+            part = json.loads(json.dumps(dict(res, candidates=recs, partial=True)))
+            (args.out_dir / f"{name}.json").write_text(json.dumps(sanitize(part), indent=1) + "\n")
     res["candidates"] = recs
     res["wall_s"] = round(time.monotonic() - t_lib, 1)
     return res
@@ -666,7 +692,8 @@ def summary_md(results: list[dict]) -> str:
         b = res.get("baseline", {})
         bt = (f"{b.get('passed_both', '-')} / {len(b.get('flaky', [])) + len(b.get('failing', []))}"
               if b else "-")
-        lines.append(f"| {res['library']} {res['version']} | {c['candidates']}"
+        lines.append(f"| {res['library']} {res['version']}" + (" (stopped early)" if res.get("partial") else "")
+                     + f" | {c['candidates']}"
                      + (f" ({c['run']} run)" if c['run'] != c['candidates'] else "")
                      + f" | {c['decouple']} | {c['decline']} | {c['unsafe']} | {c['other']} | "
                      f"{c['tracebacks']} | {c['timeouts']} | {c['input_changed']} | {c['patches']} "
@@ -739,7 +766,7 @@ def sanitize(res: dict) -> dict:
 
 
 def main(argv=None) -> int:
-    global DECOUPLE, TOOL_COMMIT, EXTRA
+    global DECOUPLE, TOOL_COMMIT, EXTRA, TOOL_CWD
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("libs", nargs="*", help="libraries of the pinned table")
     ap.add_argument("--jobs-timeout", type=int, default=120,
@@ -750,6 +777,9 @@ def main(argv=None) -> int:
     ap.add_argument("--maxfail", type=int, default=10,
                     help="stop a patched suite after N failures (default 10)")
     ap.add_argument("--limit", type=int, default=0, help="at most N candidates per library, evenly spread over the sorted list")
+    ap.add_argument("--offset", type=float, default=0.0,
+                    help="with --limit: start the spread this fraction of a step in (0 <= F < 1); "
+                         "--limit 30 --offset 0.5 runs 30 other candidates than --limit 30")
     ap.add_argument("--out", default="", help=f"results dir (default {DEFAULT_OUT.relative_to(REPO)})")
     ap.add_argument("--work", default=str(DEFAULT_WORK), help="work dir (outside the repo)")
     ap.add_argument("--decouple", default="",
@@ -791,14 +821,21 @@ def main(argv=None) -> int:
         for f in sorted((REPO / "codemod").rglob("*.py")):
             h.update(str(f.relative_to(REPO)).encode() + b"\0" + f.read_bytes())
         digest = h.hexdigest()[:12]
-        snap = Path(args.work) / "_tool" / digest
-        if not (snap / "codemod").exists():
-            tmp = snap.with_name(digest + ".tmp")
+        snap = Path(args.work).resolve() / "_tool" / digest
+        if not (snap / "codemod" / "__init__.py").exists():
+            # a folder of this process's own, renamed into place: two campaigns starting
+            # together must not copy into the same folder
+            tmp = snap.with_name(f"{digest}.tmp{os.getpid()}")
             shutil.rmtree(tmp, ignore_errors=True)
             shutil.copytree(REPO / "codemod", tmp / "codemod",
                             ignore=shutil.ignore_patterns("__pycache__"))
-            tmp.rename(snap)
+            shutil.rmtree(snap, ignore_errors=True)
+            try:
+                tmp.rename(snap)
+            except OSError:  # the other campaign was first: its copy is the same
+                shutil.rmtree(tmp, ignore_errors=True)
         DECOUPLE = ["env", f"PYTHONPATH={snap}", args.python, "-m", "codemod"]
+        TOOL_CWD = snap
         TOOL_COMMIT += (f"+uncommitted codemod changes (snapshot {digest})" if dirty
                         else f" (codemod {digest})")
     if args.stress:
@@ -807,6 +844,7 @@ def main(argv=None) -> int:
     log(f"decouple: {TOOL_COMMIT}")
     out = Path(args.out) if args.out else DEFAULT_OUT.with_name("real-world-stress") if args.stress else DEFAULT_OUT
     out.mkdir(parents=True, exist_ok=True)
+    args.out_dir = out
     for n in args.libs:
         if n not in LIBS:
             ap.error(f"unknown library {n!r}; pinned: {', '.join(LIBS)}")
@@ -841,6 +879,7 @@ def _default_python() -> str:
 
 
 DECOUPLE: list[str] = ["decouple"]
+TOOL_CWD: Path | None = None  # the snapshot's folder, where decouple runs (None: --decouple)
 TOOL_COMMIT = "unknown"
 STRESS = ("--max-copied-share", "1", "--any-gain")
 EXTRA: list[str] = []  # STRESS under --stress

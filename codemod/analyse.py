@@ -91,6 +91,8 @@ class Analyzer:
         a.super_init_stmt, a.super_init_call = find_super_init(self.index, cls, init, parent) if init else (None, None)
         a.generated_init = generates_init(cls)
         st.init_runs = (init is None and not a.generated_init) or a.super_init_stmt is not None
+        if st.init_runs:
+            st.shadowed = st.child_defines & st.parent_init_stores()
         unsafe_init_call.check(st)
         keep_child_reads.run(st)
         keep_super_target.run(st)

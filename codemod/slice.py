@@ -298,9 +298,13 @@ def slice_parent_init(st) -> None:
     sn = first_param(init)
     effects = st.method_effects()
     providers = init_providers(st)
+    # A kept class attribute of P that P's __init__ may also store on the instance is only a
+    # default: the instance's value wins, so the store is needed too (wtforms' false_values).
+    stores = st.parent_init_stores() - a.child_end_state
     needed = {
         n for n in a.kept
-        if a.members[n][0].kind == "instance_attribute" and any(meth in providers for meth, _ in a.members[n][0].assigned_in)
+        if (a.members[n][0].kind == "instance_attribute" and any(meth in providers for meth, _ in a.members[n][0].assigned_in))
+        or (a.members[n][0].kind == "class_attribute" and n in stores)
     }
     a.init_consts = _bind_consts(init, a.super_init_call) if a.super_init_call is not None else {}
     foreign = {c.name for c in a.chain} | {a.base.rsplit(".", 1)[-1]}

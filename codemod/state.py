@@ -29,6 +29,9 @@ class ClassState:
     super_reached: set[str] = field(default_factory=set)  # members C's super().m() calls run
     flow: Flow | None = None  # receiver typing, built by the first rule that needs it
     child_defines: set[str] = field(default_factory=set)  # what C defines itself (not instance attributes)
+    # what C defines at class level and P's __init__, run on C, may store on the instance: the
+    # instance's value wins over C's, so C's definition provides none of these
+    shadowed: set[str] = field(default_factory=set)
     init_runs: bool = False  # P's __init__ (or what stands for it) still runs on C
     _effects: dict | None = None  # method name -> facts.MethodEffects, built on first use
     _init_reach: MethodEffects | None = None  # what P.__init__'s own self calls reach, built on first use
@@ -57,7 +60,7 @@ class ClassState:
 
     def satisfied(self):
         """A test for attributes C provides itself (defines, or assigns on every path of its __init__)."""
-        provided = self.child_defines | self.a.child_end_state
+        provided = (self.child_defines - self.shadowed) | self.a.child_end_state
         return lambda attr: attr in provided
 
     def method_effects(self) -> dict:
@@ -80,6 +83,14 @@ class ClassState:
                 dispatch.update({f"{n}{SETTER}": (fn, stays) for n, fn in setters(c.node).items()})
             self._effects = method_effects(dispatch)
         return self._effects
+
+    def parent_init_stores(self) -> set[str]:
+        """Attributes the parent's ``__init__`` may assign, through the methods it calls too."""
+        pinit = self.a.parent_init
+        if pinit is None:
+            return set()
+        f = collect(pinit, first_param(pinit))
+        return f.writes_attrs | f.mutates_attrs | self.init_reach().writes
 
     def init_reach(self) -> MethodEffects:
         """What the methods P.__init__ calls through ``self`` do, together (as dispatch runs them on C)."""

@@ -7,7 +7,9 @@ class's ``__init__`` the statements are followed in order, and a read counts onl
 class has not assigned ``X`` itself on every path before it (so a class that sets
 ``self.X`` before reading it needs nothing of the parent for ``X``). An assignment made before
 ``super().__init__(...)`` does not count for what the parent's ``__init__`` (or a method it
-calls) may assign again.
+calls) may assign again. A class attribute (or method) of the class provides nothing that the
+parent's ``__init__``, run on the class, may store on the instance: the instance's value wins
+(``ClassState.shadowed``; DC103 reads it the same way).
 
 ## Why
 A member the class reads must still exist after reparenting, with the value the parent
@@ -57,11 +59,11 @@ def _flow_init(st, init: ast.FunctionDef) -> set[str]:
     cls = a.cls
     sn = first_param(init)
     exits: list[set[str]] = []
-    parent_assigns = _parent_init_assigns(st)
+    parent_assigns = st.parent_init_stores()
     overwritten: set[str] = set()
 
     def read(attr, line, state, where):
-        if attr in state or attr in st.child_defines:
+        if attr in state or (attr in st.child_defines and attr not in st.shadowed):
             return
         if attr in a.members:
             st.need(attr, Evidence(cls.file, line, f"read by {cls.name}.__init__ ({where})", ID))
@@ -140,11 +142,3 @@ def _flow_init(st, init: ast.FunctionDef) -> set[str]:
             st.need(attr, Evidence(cls.file, a.super_init_stmt.lineno, f"{cls.name}.__init__ assigns self.{attr} before super().__init__, which assigns it again", ID))
     return final
 
-
-def _parent_init_assigns(st) -> set[str]:
-    """Attributes the parent's ``__init__`` may assign, through the methods it calls too."""
-    pinit = st.a.parent_init
-    if pinit is None:
-        return set()
-    f = collect(pinit, first_param(pinit))
-    return f.writes_attrs | f.mutates_attrs | st.init_reach().writes

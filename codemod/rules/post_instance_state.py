@@ -7,9 +7,12 @@ the attributes construction stores on it (``type(self).__init__`` followed throu
 ``super()``, ``X.m(self)``, property setters and data descriptors' ``__set__`` run by an
 assignment, ``setattr(self, "name", ...)``; every branch). A name the instance had that it no
 longer has refuses the patch, unless it is one of the parent's members that the analysis
-dropped as unused and no code still running on the class reads. Where a class that stays in
-the MRO defines ``__setattr__``, every store is a call to it: construction must store every
-attribute it stored before.
+dropped as unused and no code still running on the class reads. An attribute construction
+stored that it no longer stores counts as lost even where the class still defines the name at
+class level: the instance's value shadowed the class's (wtforms' ``Input.__init__`` storing
+``self.input_type`` over ``TextInput.input_type``). Where a class that stays in the MRO defines
+``__setattr__``, every store is a call to it: construction must store every attribute it
+stored before.
 
 ## Why
 An assignment can run code: ``self.max_bs = max_bs`` runs a property's setter that also sets
@@ -48,7 +51,7 @@ def check(ctx) -> None:
         ctx.violate(ID, f"after the patch {name} no longer has {', '.join(lost)}, which the analysis did not prove unused")
     # A __setattr__ that stays sees every store: then none may go, used or not.
     hooked = any("__setattr__" in c.methods for c in ctx.new.infos if c is not None)
-    unset = sorted(ctx.built_before - ctx.built_after - (set() if hooked else may_go | after))
+    unset = sorted(ctx.built_before - ctx.built_after - (set() if hooked else may_go))
     if unset:
         ctx.violate(ID, f"after the patch constructing {name} no longer sets {', '.join('self.' + x for x in unset)}, "
                         f"which the analysis did not prove unused")

@@ -81,10 +81,11 @@ def dedent(text: str) -> str:
     return textwrap.dedent(text).lstrip("\n")
 
 
-def run_both(root: Path, files: dict[str, str], script: str) -> tuple[str, str, str | None]:
+def run_both(root: Path, files: dict[str, str], script: str, stress: bool = False) -> tuple[str, str, str | None]:
     """(what ``script`` prints on the original package, on the patched one, the patched module).
 
-    Each runs in a fresh interpreter; an exception's type and message are part of the output."""
+    Each runs in a fresh interpreter; an exception's type and message are part of the output.
+    ``stress``: patch as the campaigns' stress mode does (see ``patch``)."""
     import subprocess
     import sys
 
@@ -96,7 +97,7 @@ def run_both(root: Path, files: dict[str, str], script: str) -> tuple[str, str, 
         return done.stdout + done.stderr
 
     before = run(write(root / "before", files))
-    after, _ = patch(root / "after", files)
+    after, _ = patch(root / "after", files, stress=stress)
     if after is not None:
         (root / "after" / "pkg" / "child.py").write_text(after)
     return before, run(root / "after"), after

@@ -297,3 +297,92 @@ def test_near_miss_a_metaclass_that_only_counts(tmp_path):
              "    def __init__(self, **options):\n        super().__init__(**options)\n")
     a, v = analyse(tmp_path, {"lexers.py": lexers, "child.py": child})
     assert hazards_of(a, "DC301") == []
+
+
+# wtforms' widgets, in a few lines of our own: the parent's __init__ may store an attribute
+# that the class also defines at class level; the instance's value wins over the class's.
+WIDGETS = """
+class Input:
+    render = staticmethod(repr)
+
+    def __init__(self, input_type=None):
+        if input_type is not None:
+            self.input_type = input_type
+        self.pool = [0] * 9
+
+    def __call__(self, field):
+        return self.render((self.input_type, field))
+"""
+TEXT_INPUT = """from .widgets import Input
+
+
+class Child(Input):
+    input_type = "text"
+
+
+SEARCH = Child(input_type="search")
+"""
+
+
+def test_near_miss_a_class_attribute_the_parent_stores_only_outside_its_init(tmp_path):
+    """Only a method the class never calls stores ``input_type``: the class attribute provides it."""
+    widgets = WIDGETS.replace("    def __init__(self, input_type=None):\n        if input_type is not None:\n            self.input_type = input_type\n",
+                              "    def __init__(self):\n").replace("    def __call__", "    def retype(self, input_type):\n        self.input_type = input_type\n\n    def __call__")
+    child = TEXT_INPUT.replace('Child(input_type="search")', "Child()")
+    before, after, patched = run_both(tmp_path, {"widgets.py": widgets, "child.py": child}, "from pkg.child import SEARCH\nprint(SEARCH('f'))\n", stress=True)
+    assert patched is not None and "def retype" not in patched
+    assert before == after == "('text', 'f')\n"
+
+
+# wtforms' SubmitField(BooleanField), in a few lines of our own: the parent's class attribute
+# is a default that its __init__ may replace on the instance.
+FIELDS = """
+class Field:
+    def __init__(self, label=None):
+        self.label = label
+        self.pool = [0] * 9
+
+    def check(self, value):
+        return self.process(value)
+
+    def process(self, value):
+        return True
+
+
+class BooleanField(Field):
+    false_values = (False, "false", "")
+
+    def __init__(self, label=None, false_values=None):
+        super().__init__(label)
+        if false_values is not None:
+            self.false_values = false_values
+
+    def process(self, value):
+        return value not in self.false_values
+
+    def describe(self):
+        return "a checkbox"
+"""
+SUBMIT = """from .fields import BooleanField
+
+
+class Child(BooleanField):
+    pass
+
+
+NO = Child(false_values=("no",))
+"""
+
+
+@pytest.mark.parametrize("files, script, printed, store", [
+    pytest.param({"widgets.py": WIDGETS, "child.py": TEXT_INPUT}, "from pkg.child import Child, SEARCH\nprint(Child()('f'), SEARCH('f'))\n",
+                 "('text', 'f') ('search', 'f')\n", "self.input_type = input_type", id="over-a-class-attribute-of-the-class"),
+    pytest.param({"fields.py": FIELDS, "child.py": SUBMIT}, "from pkg.child import Child, NO\nprint(Child().check('no'), NO.check('no'))\n",
+                 "True False\n", "self.false_values = false_values", id="over-a-class-attribute-of-the-parent"),
+])
+def test_a_store_of_the_parent_init_over_a_class_attribute_stays(tmp_path, files, script, printed, store):
+    """A class attribute (the class's own, or the parent's) is only the default: the parent's
+    ``__init__`` stores the value that wins on the instance (wtforms' ``TextInput``, ``SubmitField``)."""
+    before, after, patched = run_both(tmp_path, files, script, stress=True)
+    assert before == after == printed
+    assert patched is not None and store in patched
