@@ -7,7 +7,15 @@ beside each. The last tests turn each fix off in turn and show that the post-con
 """
 
 import pytest
+from conftest import FIXTURES
 from ruletools import analyse, hazards_of, patch, run_both
+
+def _fixture(case: str) -> dict[str, str]:
+    """The package of a rewrite fixture (``fixtures/rewrite/<case>/input/pkg``), the exact output of
+    which ``tests/test_rewrite_fixtures.py`` pins."""
+    pkg = FIXTURES / "rewrite" / case / "input" / "pkg"
+    return {p.name: p.read_text() for p in sorted(pkg.glob("*.py")) if p.name != "__init__.py"}
+
 
 # A parent method the class does not need, so that the copies stay a small share (DC504).
 UNUSED = '''
@@ -20,114 +28,14 @@ UNUSED = '''
         return "\\n".join(lines)
 '''
 
-TWO_BASES = {
-    "base.py": '''
-class Mixin:
-    def describe(self):
-        return type(self).__name__
-
-
-class BaseNode:
-    def __init__(self, children):
-        self.children = children
-
-
-class PyNode(Mixin, BaseNode):
-    def __init__(self, children):
-        super().__init__(children)
-        self.table = bytearray(1 << 16)
-''' + UNUSED,
-    "child.py": '''
-from .base import PyNode
-
-
-class Child(PyNode):
-    def first(self):
-        return self.children[0]
-'''}
+TWO_BASES = _fixture("parent_two_bases")
 TWO_BASES_PROBE = "from pkg.child import Child\nc = Child([1, 2])\nprint(c.first(), c.describe(), isinstance(c, __import__('pkg.base').base.BaseNode))\n"
 
-BUILTIN_BASE = {
-    "base.py": '''
-class Item:
-    def label(self):
-        return "item"
+BUILTIN_BASE = _fixture("parent_builtin_base")
 
+TWO_ARG_SUPER = _fixture("two_arg_super")
 
-class _CustomDict(dict):
-    pass
-
-
-class Table(Item, _CustomDict):
-    def __init__(self):
-        super().__init__()
-        self.cache = bytearray(1 << 16)
-
-    def put(self, k, v):
-        dict.__setitem__(self, k, v)
-''' + UNUSED,
-    "child.py": '''
-from .base import Table
-
-
-class Child(Table):
-    def add(self, k):
-        self.put(k, 1)
-        return dict(self), self.label()
-'''}
-
-TWO_ARG_SUPER = {
-    "base.py": '''
-class Base:
-    def __init__(self):
-        self.ready = True
-
-
-def big():
-    return bytearray(1 << 16)
-
-
-class Heavy(Base):
-    def __init__(self, name):
-        super(Heavy, self).__init__()
-        self.name = name
-        self.cache = big()
-''' + UNUSED,
-    "child.py": '''
-from .base import Heavy
-
-
-class Child(Heavy):
-    def __init__(self, name):
-        super(Child, self).__init__(name)
-
-    def hello(self):
-        return self.name, self.ready
-'''}
-
-ALIAS_INIT = {
-    "base.py": '''
-class Parser:
-    def __init__(self, g):
-        self.g = g
-        self.table = self.build_table()
-        self.big = bytearray(1 << 16)
-
-    def build_table(self):
-        return {"g": self.g}
-''' + UNUSED,
-    "child.py": '''
-from .base import Parser as BaseParser
-
-
-class Child(BaseParser):
-    def __init__(self, g, c):
-        BaseParser.__init__(self, g)
-        self.c = c
-
-    def lookup(self):
-        return self.table["g"], self.c
-'''}
+ALIAS_INIT = _fixture("parent_init_alias")
 
 MRO_WALK = {
     "base.py": '''
@@ -156,33 +64,7 @@ class Child(Field):
         return self.error_messages[key]
 '''}
 
-PROPERTY_SETTER = {
-    "base.py": '''
-class Runner:
-    def __init__(self, max_bs):
-        self.max_bs = max_bs
-        self.graphs = bytearray(1 << 16)
-
-    @property
-    def max_bs(self):
-        return self._max_bs
-
-    @max_bs.setter
-    def max_bs(self, v):
-        self._max_bs = v
-        self.capture_bs = list(range(1, v + 1))
-''' + UNUSED,
-    "child.py": '''
-from .base import Runner
-
-
-class Child(Runner):
-    def __init__(self, max_bs):
-        super().__init__(max_bs)
-
-    def sizes(self):
-        return self.capture_bs
-'''}
+PROPERTY_SETTER = _fixture("property_setter_in_init")
 
 DESCRIPTOR = {
     "base.py": '''
