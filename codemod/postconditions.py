@@ -227,8 +227,9 @@ class Construction:
         if found is None:
             return
         j, c, m = found
-        if m.kind == "property" and attr in setters(c.node):
-            self.run_method(j, c, setters(c.node)[attr])
+        setter = setters(c.node).get(attr) if m.kind == "property" else None
+        if setter is not None:
+            self.run_method(j, c, setter)
         elif m.kind == "class_attribute":
             d = _descriptor_class(self.classes, c, attr)
             if d is not None and "__set__" in d.methods:
