@@ -26,6 +26,7 @@ _ASSIGNED = re.compile(r"\s*(?::[^=\n]*)?(?:[-+*/%&|^@]|//|<<|>>|\*\*)?=(?!=)") 
 _UNPACKED = re.compile(r"[ \t]*,[^=\n]*=(?!=)")  # after x.attr: , y = ...
 _TARGETS = re.compile(r"[ \t]*(?:[\w.\[\]*]+[ \t]*,[ \t]*)*[\w.\[\]]*$")  # before it on the line: a, b.c,
 _RECEIVER = re.compile(r"(?:\w+|[)\]])$")
+_NAMESPACE_WORDS = ("__dict__", "vars", "__setattr__")
 
 
 class Stores:
@@ -45,8 +46,7 @@ class Stores:
             assigned = re.compile(rf"\.{a}(?:\s*(?::[^=\n]*)?=[^=]|\s*(?:[-+*/%&|^@]|//|<<|>>|\*\*)=|\.(?:append|extend|insert)\()")
             named = re.compile(rf"setattr(?:__)?\([^,]+,\s*['\"]{a}['\"]")
             namespace = [re.compile(rf"{w}[^\n]*\b{a}\b") for w in (r"__dict__", r"vars\(")]
-            self._memos[key] = self.index.tree.grep(
-                lambda text: bool(assigned.search(text) or named.search(text) or any(n.search(text) for n in namespace)), words=(attr,))
+            self._memos[key] = self._grep_with_namespace(attr, lambda text: bool(assigned.search(text) or named.search(text)), namespace)
         files = self._memos[key]
         if within is not None:
             near = set(self.index.tree.files_with_words(tuple(within)))
@@ -110,7 +110,10 @@ class Stores:
         any namespace write on a line naming ``attr``, whatever its object."""
         key = ("stored from outside", attr)
         if key not in self._memos:
-            mention = re.compile(rf"\.{re.escape(attr)}\b")
+            # Only the mentions an assignment follows come out of the regex engine: most
+            # mentions of a common name are reads, and each one looked at here costs more
+            # than the engine's scan of the whole file.
+            mention = re.compile(rf"\.{re.escape(attr)}\b(?={_ASSIGNED.pattern}|{_UNPACKED.pattern})")
             named = re.compile(rf"setattr\(\s*(\w+)[^,\n]*,\s*['\"]{re.escape(attr)}['\"]")
             namespace = [re.compile(rf"{w}[^\n]*\b{re.escape(attr)}\b") for w in (r"__dict__", r"vars\(", r"__setattr__\(")]
 
@@ -120,12 +123,25 @@ class Stores:
                         head = _RECEIVER.search(text, max(0, m.start() - 64), m.start())
                         if head is None or head.group(0) not in _SELF_NAMES:
                             return True
-                if any(m.group(1) not in _SELF_NAMES for m in named.finditer(text)):
-                    return True
-                return any(n.search(text) for n in namespace)
+                return any(m.group(1) not in _SELF_NAMES for m in named.finditer(text))
 
-            self._memos[key] = bool(self.index.tree.grep(outside, words=(attr,)))
+            self._memos[key] = bool(self._grep_with_namespace(attr, outside, namespace))
         return self._memos[key]
+
+    def _grep_with_namespace(self, attr: str, test, namespace: list[re.Pattern]) -> list[str]:
+        """The files naming ``attr`` that pass ``test`` or where one of the ``namespace``
+        patterns matches, in the tree's order. The patterns are tried only on files whose
+        words include ``__dict__``, ``vars`` or ``__setattr__`` (the word index answers that
+        without reading a file), which every text they match contains."""
+        tree = self.index.tree
+        hits = set(tree.grep(test, words=(attr,)))
+        if "namespace files" not in self._memos:
+            self._memos["namespace files"] = set(tree.files_with_words(_NAMESPACE_WORDS))
+        may = self._memos["namespace files"]
+        for rel in tree.files_with_words((attr,)):
+            if rel in may and rel not in hits and any(n.search(tree.peek(rel) or "") for n in namespace):
+                hits.add(rel)
+        return [rel for rel in tree.files_with_words((attr,)) if rel in hits]
 
 
 def _namespace_stores(node: ast.AST, attr: str) -> list[tuple[ast.AST, ast.AST | None]]:
