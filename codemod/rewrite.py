@@ -104,21 +104,38 @@ def _covered_by_other_bases(index, a: ClassAnalysis, q: str) -> bool:
     return False
 
 
-def rewrite_module(index, analyses: list[ClassAnalysis], markers: bool = True, presented: bool = True) -> ModulePatch:
+def parse_ahead(analyses: list[ClassAnalysis], parsed: dict[str, Located]) -> None:
+    """Parse, into ``parsed``, the modules that rewriting these classes will read (each class's
+    module and its parent's), while the core would otherwise wait for the worker process. A
+    module that does not parse is left for ``rewrite_module``, which says why."""
+    for a in analyses:
+        for info in (a.cls.module, a.parent.module):
+            if info.rel not in parsed:
+                try:
+                    parsed[info.rel] = Located.parse(info.text, info.tree)
+                except Exception:  # noqa: BLE001 - the rewrite parses it again and reports it
+                    pass
+
+
+def rewrite_module(index, analyses: list[ClassAnalysis], markers: bool = True, presented: bool = True,
+                   parsed: dict[str, Located] | None = None) -> ModulePatch:
     """Rewrite every decoupled class of one module, then fix the module's imports.
 
     ``presented``: the patch's text is shown or written, so it is formatted (DC610) and its
-    comments are reviewed (DC611); a bare ``--check`` only needs to know that it is sound."""
+    comments are reviewed (DC611); a bare ``--check`` only needs to know that it is sound.
+    ``parsed``: modules ``parse_ahead`` parsed already; each is taken out as it is used, so
+    that no two rewrites share one."""
+    parsed = {} if parsed is None else parsed
     cinfo = analyses[0].cls.module
     before = cinfo.text
-    here = Located.parse(before, cinfo.tree)
+    here = parsed.pop(cinfo.rel, None) or Located.parse(before, cinfo.tree)
     parents: dict[str, Located] = {cinfo.rel: here}
     rewriters: dict[int, ClassRewrite] = {}
     needed_bases = []
     for a in analyses:
         pinfo = a.parent.module
         if pinfo.rel not in parents:
-            parents[pinfo.rel] = Located.parse(pinfo.text, pinfo.tree)
+            parents[pinfo.rel] = parsed.pop(pinfo.rel, None) or Located.parse(pinfo.text, pinfo.tree)
         refs, imps = base_references(index, a)
         needed_bases.extend(imps)
         pidx = next(i for i, b in enumerate(a.cls.bases) if index._same_class(b, a.parent))

@@ -2,9 +2,11 @@
 
 Searching the tree for the uses of a parent's members is most of a run, and each class's
 search depends only on that class (``Analyzer.scan`` starts from a fresh ``ClassState``).
-So a worker forked after the word index scans the 2nd, 4th, ... class while this process
+So a worker forked after the word index scans half of the classes while this process
 analyses the others, and this process then replays the worker's scans (``Scanned``): the
-report is the one a single process would write.
+report is the one a single process would write. The worker takes the classes with the
+largest parents (by source lines, a proxy for the members to search for), this process the
+smaller ones: it has work of its own to do while it waits (``WorkerScans.busy``).
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ PARALLEL_FROM = 1000  # files in the tree; below this a worker costs more than i
 
 
 def scan_in_worker(analyzer: Analyzer, pairs, base) -> "WorkerScans":
-    """Scan every other class (the 2nd, 4th, ...) in a forked process, while this one analyses
-    the others; this process then replays those scans instead of running them.
+    """Scan half of the classes (the 1st, 3rd, ... by the size of their parent, largest first)
+    in a forked process, while this one analyses the others; this process then replays those
+    scans instead of running them.
 
     Each class's scan starts from the same state in either process (a fresh state and the
     class's own preparation), so the results are those of a run in one process. A class
@@ -30,7 +33,8 @@ def scan_in_worker(analyzer: Analyzer, pairs, base) -> "WorkerScans":
     tree = analyzer.index.tree
     if len(pairs) < 2 or len(tree.files) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
         return WorkerScans(None, None, set(), tree)
-    theirs = list(range(1, len(pairs), 2))
+    by_size = sorted(range(len(pairs)), key=lambda i: (-_lines(pairs[i][1]), i))
+    theirs = sorted(by_size[0::2])
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
     # A forked child inherits the analyzer as it is: nothing is pickled on the way in.
@@ -41,12 +45,23 @@ def scan_in_worker(analyzer: Analyzer, pairs, base) -> "WorkerScans":
     return WorkerScans(proc, receive, set(theirs), tree)
 
 
+def _lines(cls) -> int:
+    if cls is None:  # no parent found: the class is settled without a search
+        return 0
+    node = cls.node
+    return (getattr(node, "end_lineno", None) or node.lineno) - node.lineno
+
+
 class WorkerScans:
     """The worker's scans by class number, waited for when one of them is first asked for."""
 
     def __init__(self, proc, receive, theirs: set[int], tree: Tree):
         self.proc, self.receive, self.theirs, self.tree = proc, receive, theirs, tree
         self.scans: dict[int, Scanned] | None = None
+
+    def busy(self) -> bool:
+        """Whether the worker is still scanning (nothing has come back yet)."""
+        return self.proc is not None and self.scans is None and not self.receive.poll()
 
     def get(self, i: int) -> Scanned | None:
         if i in self.theirs and self.scans is None:
