@@ -160,8 +160,8 @@ def rewrite_module(index, analyses: list[ClassAnalysis], markers: bool = True, p
             tree = add_import(tree, module, obj, asname=alias, here=(cinfo.name, cinfo.is_package))
             rw.plan.inlined.append(f"import added under an alias, so the moved code keeps its meaning: `{obj or module}` as `{alias}`")
     sources = [a.parent.module for a in analyses]
-    tree, added = add_missing(tree, before, cinfo.rel, cinfo, sources)
-    text, removed, kept = remove_unused(tree, before, cinfo.rel, cinfo, index)
+    tree, text, added = add_missing(tree, tree.code, before, cinfo.rel, cinfo, sources)
+    text, removed, kept = remove_unused(tree, text, before, cinfo.rel, cinfo, index)
     if presented:
         text = rewrite_format.apply(before, text, rewrite_format.style_of(index.tree))
         changed = {n for lo, hi in rewrite_format.changed_ranges(before, text) for n in range(lo, hi + 1)}

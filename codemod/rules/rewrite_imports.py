@@ -78,11 +78,15 @@ def module_level_defs(mod: ModuleInfo) -> set[str]:
     return out
 
 
-def add_missing(tree: cst.Module, before: str, filename: str, cmod: ModuleInfo, sources: list[ModuleInfo]) -> tuple[cst.Module, list[str]]:
-    """Import, from where the parent's module gets them, the names the new code lacks."""
-    missing = sorted(names_of(findings(tree.code, filename), "UndefinedName") - names_of(findings(before, filename), "UndefinedName"))
+def add_missing(tree: cst.Module, text: str, before: str, filename: str, cmod: ModuleInfo,
+                sources: list[ModuleInfo]) -> tuple[cst.Module, str, list[str]]:
+    """Import, from where the parent's module gets them, the names the new code lacks.
+
+    ``text`` is ``tree``'s code (generating it costs as much as a pyflakes pass); the tree and
+    its code come back."""
+    missing = sorted(names_of(findings(text, filename), "UndefinedName") - names_of(findings(before, filename), "UndefinedName"))
     if not missing:
-        return tree, []
+        return tree, text, []
     added = []
     for name in missing:
         spec = None
@@ -101,7 +105,7 @@ def add_missing(tree: cst.Module, before: str, filename: str, cmod: ModuleInfo, 
         module, obj, asname, guarded = spec
         added.append(f"{'from ' + module + ' import ' + obj if obj else 'import ' + module}{' as ' + asname if asname else ''}{' (under TYPE_CHECKING)' if guarded else ''}")
         tree = add_import(tree, module, obj, asname, type_checking=guarded, here=(cmod.name, cmod.is_package))
-    return tree, added
+    return tree, tree.code, added
 
 
 def _import_module(stmt) -> str | None:
@@ -243,12 +247,13 @@ def _add_type_checking(tree: cst.Module, specs) -> cst.Module:
     return new.with_changes(body=body[: last + 1] + [block] + body[last + 1:])
 
 
-def remove_unused(tree: cst.Module, before: str, filename: str, cmod: ModuleInfo, index: Index) -> tuple[str, list[str], list[str]]:
+def remove_unused(tree: cst.Module, text: str, before: str, filename: str, cmod: ModuleInfo,
+                  index: Index) -> tuple[str, list[str], list[str]]:
     """Remove the imports the rewrite left unused, unless someone else still imports them from here.
 
-    Returns (text, removed names, names kept on purpose with the pyflakes key they show up under).
+    ``text`` is ``tree``'s code. Returns (text, removed names, names kept on purpose with the
+    pyflakes key they show up under).
     """
-    text = tree.code
     unused = sorted(names_of(findings(text, filename), "UnusedImport") - names_of(findings(before, filename), "UnusedImport"))
     if not unused:
         return text, [], []
@@ -266,8 +271,10 @@ def remove_unused(tree: cst.Module, before: str, filename: str, cmod: ModuleInfo
         return text, [], kept
 
     class Remover(cst.CSTTransformer):
-        def visit_SimpleStatementLine(self, node):
-            return False  # leave_ still runs; nothing inside a statement line is an import
+        def on_visit(self, node):
+            # Only statements hold imports: expressions, most of a module's nodes, are not
+            # entered (leave_ still runs on the node itself).
+            return isinstance(node, _STATEMENT_HOLDERS)
 
         def leave_SimpleStatementLine(self, original, updated):
             if len(updated.body) != 1 or not isinstance(updated.body[0], (cst.Import, cst.ImportFrom)):
@@ -286,11 +293,19 @@ def remove_unused(tree: cst.Module, before: str, filename: str, cmod: ModuleInfo
             return updated.with_changes(body=[imp.with_changes(names=keep)])
 
     tree = tree.visit(Remover())
-    if tree.body and not tree.header and text[:1] not in ("\n", "\r") and tree.code[:1] in ("\n", "\r"):
+    out = tree.code
+    if tree.body and not tree.header and text[:1] not in ("\n", "\r") and out[:1] in ("\n", "\r"):
         # The first statement went: its successor's blank lines would open the file.
         first = tree.body[0]
         tree = tree.with_changes(body=[first.with_changes(leading_lines=[l for l in first.leading_lines if l.comment is not None])] + list(tree.body[1:]))
-    return tree.code, sorted(drop), kept
+        out = tree.code
+    return out, sorted(drop), kept
+
+
+# The nodes whose children can be statements: the rest (expressions, names, parameters,
+# decorators, a statement line's own parts) hold no import.
+_STATEMENT_HOLDERS = (cst.Module, cst.BaseCompoundStatement, cst.BaseSuite, cst.Else, cst.Finally,
+                      cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase)
 
 
 def _reads_its_namespace(text: str) -> bool:
