@@ -162,6 +162,19 @@ def test_stores_that_run_a_staying_setattr_are_all_kept(tmp_path):
     assert v.decision == "decouple" and "self.graphs = bytearray(1 << 16)" in text
 
 
+# The parent's __init__ reads its class attribute without walking the MRO, and the walk left
+# is in a parent method that the class does not keep: nothing that runs on C walks it.
+MRO_WALK_NOT_KEPT = _with(MRO_WALK, **{"base.py": (
+    "        messages = {}\n        for c in reversed(self.__class__.__mro__):\n"
+    "            messages.update(getattr(c, \"default_error_messages\", {}))\n        self.error_messages = messages\n",
+    "        self.error_messages = dict(self.default_error_messages)\n")})
+MRO_WALK_NOT_KEPT["base.py"] += "\n    def merged(self):\n        return [c.__name__ for c in type(self).__mro__]\n"
+
+# A descriptor without __set__: the store in __init__ goes to the instance, as a plain one does.
+NON_DATA_DESCRIPTOR = _with(DESCRIPTOR, **{"base.py": (
+    "    def __set__(self, obj, value):\n        setattr(obj, self.name, value)\n        obj.log = getattr(obj, \"log\", []) + [value]\n", ""),
+    "child.py": ("        return self.log", "        return [self.size]")})
+
 NEAR_MISSES = [
     pytest.param(_with(TWO_BASES, **{"base.py": ("class PyNode(Mixin, BaseNode):", "class PyNode(BaseNode):")}),
                  "from pkg.child import Child\nprint(Child([1, 2]).first())\n", "class Child(BaseNode):", id="parent-with-one-base"),
@@ -169,6 +182,11 @@ NEAR_MISSES = [
                  "from pkg.child import Child\nprint(Child('a').hello())\n", "super().__init__()", id="zero-argument-super"),
     pytest.param(_with(PROPERTY_SETTER, **{"child.py": ("return self.capture_bs", "return self.max_bs")}),
                  "from pkg.child import Child\nprint(Child(3).sizes())\n", "self.max_bs = max_bs", id="property-read-not-its-setter-effect"),
+    pytest.param(NON_DATA_DESCRIPTOR, "from pkg.child import Child\nprint(Child(3).history())\n", "self.size = size",
+                 id="assignment-over-a-descriptor-without-set"),
+    pytest.param(MRO_WALK_NOT_KEPT,
+                 "from pkg.child import Child\nc = Child()\nprint(sorted(c.error_messages), c.error('invalid'))\n",
+                 "self.error_messages = dict(self.default_error_messages)", id="mro-walk-only-in-a-parent-method-not-kept"),
 ]
 
 
@@ -196,7 +214,7 @@ def test_refused_with_its_rule(tmp_path, files, rule):
     assert rule in (v.rule, v.refused_by) or hazards_of(a, rule), v
 
 
-def test_near_miss_an_mro_walk_in_a_parent_method_the_class_does_not_keep(tmp_path):
+def test_an_mro_walk_in_the_class_itself_refuses_when_the_parent_s_init_walks_none(tmp_path):
     files = _with(MRO_WALK, **{"base.py": ("        messages = {}\n        for c in reversed(self.__class__.__mro__):\n            messages.update(getattr(c, \"default_error_messages\", {}))\n        self.error_messages = messages\n",
                                             "        self.error_messages = dict(self.default_error_messages)\n"),
                                "child.py": ("    def error", "    def walk(self):\n        return [k.__name__ for k in type(self).__mro__ if k is object]\n\n    def error")})
