@@ -22,7 +22,7 @@ from pathlib import Path
 from .errors import UsageError
 from .fileio import OUTPUT_MARKER, cache_dir, decode_source, staged_directory
 from .model import ReadLog
-from .word_index import WordIndex
+from .word_index import WordIndex, begin
 
 DEFAULT_PACKAGE = "sglang"
 DEFAULT_VERSION = "0.5.23"
@@ -117,6 +117,7 @@ class Tree:
     unreadable: dict = field(default_factory=dict, repr=False)
     # Where the word index is cached between runs (None: built afresh, kept nowhere).
     index_snapshot: Path | None = field(default=None, repr=False)
+    _begun: object = field(default=None, repr=False)  # the word index under way (begin_word_index)
 
     @classmethod
     def open(cls, root: str | os.PathLike) -> "Tree":
@@ -273,7 +274,14 @@ class Tree:
 
     @cached_property
     def word_index(self) -> WordIndex:
-        return WordIndex(self.root, self.files, self.index_snapshot)
+        begun, self._begun = self._begun, None
+        return WordIndex(self.root, self.files, self.index_snapshot, begun)
+
+    def begin_word_index(self) -> None:
+        """Start building the word index in worker processes now, so that the set-up a run does
+        before its first lookup (imports, options) overlaps with it."""
+        if "word_index" not in self.__dict__ and self._begun is None:
+            self._begun = begin(self.root, self.files, self.index_snapshot)
 
     def write_index_snapshot(self) -> None:
         """Write the word index's snapshot, when this run built one (in a detached child)."""

@@ -211,6 +211,7 @@ def tested(tree: Tree, options: Options, patches: list[ModulePatch], analyses: l
 
 
 def compute(tree: Tree, options: Options) -> Result:
+    tree.begin_word_index()  # its workers read the tree while this process imports the analysis
     from .verdict import Limits, decide, would_decouple
 
     limits = Limits.of(options)

@@ -65,16 +65,13 @@ def _unpack(v, code: str):
     return v
 
 
-def _index_part(root: Path, files: list[str], ids: list[int], known: dict[int, bytes], packed: bool = False):
-    """(word -> ids, id -> Meta) for the files ``ids``.
+def _index_part(root: Path, files: list[str], ids: list[int], known: dict[int, bytes],
+                index: dict[bytes, list[int]], meta: dict[int, Meta]):
+    """Add the files ``ids`` to ``index`` (word -> ids) and ``meta`` (id -> Meta); returns both.
 
     ``known``: ids whose content hash a snapshot already has; when the hash still matches,
     the file is not tokenised again (its Meta comes back, its words do not).
-    ``packed``: the ids of each word as the bytes of an array, which a worker process sends
-    back several times faster than lists or arrays (and which cost 2 bytes an entry).
     """
-    index: dict[bytes, list[int]] = {}
-    meta: dict[int, Meta] = {}
     for i in ids:
         path = root / files[i]
         try:
@@ -93,31 +90,89 @@ def _index_part(root: Path, files: list[str], ids: list[int], known: dict[int, b
                 index[w] = [i]
             else:
                 got.append(i)
-    if packed:
-        code = _code(len(files))
-        return {w: array(code, got).tobytes() for w, got in index.items()}, meta
     return index, meta
 
 
-def _index(root: Path, files: list[str], ids: list[int], known: dict[int, bytes]):
-    """The parts of the index of ``ids`` (one per process), and every file's Meta."""
-    jobs = _jobs(len(ids))
-    if jobs == 1:
-        index, meta = _index_part(root, files, ids, known)
-        return [index], meta
-    import multiprocessing
+CHUNK = 64  # files a process claims at a time: small enough to even out, big enough to cost no lock traffic
 
-    with forking():
-        pool = multiprocessing.get_context("fork").Pool(jobs - 1, initializer=in_child)
-    with pool:
-        work = [pool.apply_async(_index_part, (root, files, ids[k::jobs], known, True)) for k in range(1, jobs)]
-        index, meta = _index_part(root, files, ids[0::jobs], known)
+
+class _Build:
+    """An index of ``ids`` under way: worker processes start at once and claim chunks of files
+    from a shared counter; ``finish`` joins them in this process, which claims chunks from the
+    same counter until none is left. Whatever this process does between the two (imports, set-up)
+    is work the workers take over: the chunks even out by themselves."""
+
+    def __init__(self, root: Path, files: list[str], ids: list[int], known: dict[int, bytes]):
+        self.args = (root, files, ids, known)
+        self.chunks = [ids[k:k + CHUNK] for k in range(0, len(ids), CHUNK)]
+        self.workers: list = []
+        self.next = None  # the shared counter of claimed chunks, when there are workers
+        jobs = _jobs(len(ids))
+        if jobs == 1:
+            return
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("fork")
+        self.next = ctx.Value("i", 0)
+        with forking():
+            for _ in range(jobs - 1):
+                receive, send = ctx.Pipe(duplex=False)
+                proc = ctx.Process(target=_worker, args=(self, send), daemon=True)
+                proc.start()
+                send.close()
+                self.workers.append((proc, receive))
+
+    def claim(self) -> list[int] | None:
+        """The next chunk of files no process has taken, or None."""
+        if self.next is None:
+            return self.chunks.pop(0) if self.chunks else None
+        with self.next.get_lock():
+            k = self.next.value
+            self.next.value = k + 1
+        return self.chunks[k] if k < len(self.chunks) else None
+
+    def run(self, packed: bool) -> tuple[dict, dict[int, Meta]]:
+        """Index chunks until none is left: (word -> ids, id -> Meta) of the chunks this process
+        took. ``packed``: each word's ids as the bytes of an array, which a worker process sends
+        back several times faster than lists or arrays (and which cost 2 bytes an entry)."""
+        root, files, _, known = self.args
+        index: dict[bytes, list[int]] = {}
+        meta: dict[int, Meta] = {}
+        while (chunk := self.claim()) is not None:
+            _index_part(root, files, chunk, known, index, meta)
+        if packed:
+            code = _code(len(files))
+            return {w: array(code, got).tobytes() for w, got in index.items()}, meta
+        return index, meta
+
+    def finish(self) -> tuple[list[dict], dict[int, Meta]]:
+        """The parts of the index (this process's, then each worker's), and every file's Meta."""
+        index, meta = self.run(packed=False)
         parts = [index]
-        for w in work:
-            their_index, their_meta = w.get()
+        for proc, receive in self.workers:
+            try:
+                their_index, their_meta = receive.recv()
+            except (EOFError, OSError):  # a worker died: its chunks are indexed here
+                their_index, their_meta = {}, {}
             parts.append(their_index)
             meta.update(their_meta)
-    return parts, meta
+            receive.close()
+            proc.join()
+        lost = [i for i in self.args[2] if i not in meta]
+        if lost:
+            index, more = _index_part(self.args[0], self.args[1], lost, self.args[3], {}, {})
+            parts.append(index)
+            meta.update(more)
+        return parts, meta
+
+
+def _worker(build: _Build, send) -> None:  # pragma: no cover - the child
+    in_child()
+    try:
+        send.send(build.run(packed=True))
+        send.close()
+    finally:
+        os._exit(0)
 
 
 class WordIndex:
@@ -127,45 +182,29 @@ class WordIndex:
     and a lookup asks each: merging them would cost more than all the lookups of a run.
     """
 
-    def __init__(self, root: Path, files: list[str], snapshot: Path | None = None):
+    def __init__(self, root: Path, files: list[str], snapshot: Path | None = None, begun: "Begun | None" = None):
+        """``begun``: the build ``begin`` started for these files (else it starts here)."""
+        begun = begun or begin(root, files, snapshot)
         self.files = files
         self.code = _code(len(files))
-        self.reused = 0  # files whose words came from the snapshot
         self.pending: Path | None = None  # where this index's snapshot is still to be written
-        old = _load(snapshot) if snapshot is not None else None
-        if old is None:
-            parts, found = _index(root, files, list(range(len(files))), {})
+        parts, fresh_meta = begun.build.finish() if begun.build is not None else ([], {})
+        if begun.old is None:
             self._parts = [(p, None) for p in parts]
-            self.meta = [found.get(i) for i in range(len(files))]
+            self.meta = [fresh_meta.get(i) for i in range(len(files))]
+            self.reused = 0  # files whose words came from the snapshot
             self.pending = snapshot
             return
-        old_files, old_meta, old_index = old
+        old_files, mapping, meta, known = begun.old, begun.mapping, begun.meta, begun.known
         where = {rel: j for j, rel in enumerate(old_files)}
-        mapping = array("l", [-1]) * len(old_files)  # snapshot id -> id here, -1: not valid
-        meta: list[Meta] = [None] * len(files)
-        stale, known = [], {}
-        for i, rel in enumerate(files):
-            j = where.get(rel)
-            prev = old_meta[j] if j is not None else None
-            if prev is not None:
-                try:
-                    st = os.stat(root / rel)
-                except OSError:
-                    st = None
-                if st is not None and (st.st_size, st.st_mtime_ns) == prev[:2]:
-                    mapping[j], meta[i] = i, prev
-                    continue
-                known[i] = prev[2]
-            stale.append(i)
-        parts, fresh_meta = _index(root, files, stale, known) if stale else ([], {})
         for i, m in fresh_meta.items():
             meta[i] = m
             if m is not None and known.get(i) == m[2]:
                 mapping[where[files[i]]] = i  # new time, same content
-        self._parts = [(old_index, mapping)] + [(p, None) for p in parts]
+        self._parts = [(begun.old_index, mapping)] + [(p, None) for p in parts]
         self.meta = meta
         self.reused = sum(1 for i in mapping if i >= 0)
-        if stale or len(files) != len(old_files):
+        if begun.stale or len(files) != len(old_files):
             self.pending = snapshot
 
     def ids(self, word: str) -> set[int]:
@@ -224,6 +263,43 @@ class WordIndex:
             if got:
                 index[w] = array(self.code, sorted(got)).tobytes()
         return marshal.dumps((SNAPSHOT_VERSION, self.files, meta, index))
+
+
+class Begun:
+    """A word index under way (``begin``): the snapshot it starts from, the files to read again."""
+
+    def __init__(self, root: Path, files: list[str], snapshot: Path | None):
+        loaded = _load(snapshot) if snapshot is not None else None
+        self.old = self.old_index = self.mapping = None
+        self.meta: list[Meta] = []
+        self.known: dict[int, bytes] = {}
+        self.stale: list[int] = list(range(len(files)))
+        if loaded is not None:
+            self.old, old_meta, self.old_index = loaded
+            where = {rel: j for j, rel in enumerate(self.old)}
+            self.mapping = array("l", [-1]) * len(self.old)  # snapshot id -> id here, -1: not valid
+            self.meta = [None] * len(files)
+            self.stale = []
+            for i, rel in enumerate(files):
+                j = where.get(rel)
+                prev = old_meta[j] if j is not None else None
+                if prev is not None:
+                    try:
+                        st = os.stat(root / rel)
+                    except OSError:
+                        st = None
+                    if st is not None and (st.st_size, st.st_mtime_ns) == prev[:2]:
+                        self.mapping[j], self.meta[i] = i, prev
+                        continue
+                    self.known[i] = prev[2]
+                self.stale.append(i)
+        self.build = _Build(root, files, self.stale, self.known) if self.stale else None
+
+
+def begin(root: Path, files: list[str], snapshot: Path | None = None) -> Begun:
+    """Start the word index of ``files``: worker processes begin reading and tokenising now,
+    and ``WordIndex(..., begun=...)`` joins them when the index is first needed."""
+    return Begun(root, files, snapshot)
 
 
 def snapshot_path(root: Path) -> Path:

@@ -92,15 +92,27 @@ def _write_tree(root: Path) -> None:
     (root / "pkg/bom.py").write_bytes(b"\xef\xbb\xbfbom_name = 1\n")
 
 
-@pytest.mark.parametrize("parallel", [False, True], ids=["one-process", "worker-processes"])
+def _dying_worker(build, send):  # pragma: no cover - the child
+    build.claim()  # takes a chunk, and dies before it sends anything back
+    word_index.os._exit(1)
+
+
+@pytest.mark.parametrize("parallel", ["no", "yes", "chunks", "begun", "dies"],
+                         ids=["one-process", "worker-processes", "many-chunks", "begun-early", "a-worker-dies"])
 def test_word_index_finds_what_a_regex_finds(tmp_path, monkeypatch, parallel):
     _write_tree(tmp_path)
-    if parallel:
+    if parallel != "no":
         if "fork" not in __import__("multiprocessing").get_all_start_methods():
             pytest.skip("worker processes need fork")
         monkeypatch.setattr(word_index, "PARALLEL_FROM", 1)
         monkeypatch.setattr(word_index.os, "cpu_count", lambda: 2)
+    if parallel in ("chunks", "dies"):
+        monkeypatch.setattr(word_index, "CHUNK", 1)  # both processes claim files, one at a time
+    if parallel == "dies":
+        monkeypatch.setattr(word_index, "_worker", _dying_worker)
     tree = Tree.open(tmp_path)
+    if parallel == "begun":
+        tree.begin_word_index()
     names = {rel: _identifiers(tmp_path, rel) for rel in tree.files}
     for w in sorted(set().union(*names.values())):
         expected = {rel for rel, ws in names.items() if w in ws}
