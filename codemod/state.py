@@ -16,7 +16,7 @@ from .facts import SETTER, MethodEffects, collect, method_effects
 from .index import ClassInfo, Index, ModuleInfo
 from .model import ClassAnalysis, Evidence
 from .index import enclosing
-from .typing_flow import Flow, enclosing_class
+from .receiver_typing.typing_flow import Flow, enclosing_class
 
 
 @dataclass

@@ -44,7 +44,7 @@ import re
 from ..ast_util import dotted_name
 from ..model import Hazard, Receiver
 from ..mro_walks import instance_of, keyed_walks, table_name
-from ..type_annotations import annotation_types
+from ..receiver_typing.type_annotations import annotation_types
 
 ID = "DC209"
 NAME = "class-registry"

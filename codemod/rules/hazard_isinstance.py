@@ -64,7 +64,7 @@ def type_refs(mod, spec: ast.AST) -> list[str]:
 
 
 def _in_kept_method(a, mod, node: ast.AST) -> bool:
-    from ..typing_flow import enclosing_class
+    from ..receiver_typing.typing_flow import enclosing_class
 
     fn, owner = enclosing_class(mod, node)
     return fn is not None and fn.name in a.kept

@@ -4,7 +4,7 @@
 Searches the whole tree for ``.X`` (and ``getattr``/``hasattr``/``setattr`` with the literal
 name ``"X"``, ``attrgetter("X")``, ``methodcaller("X")``, a format string's ``{0.X}``, a class
 pattern's ``case K(X=...)``) for every parent member not yet kept, and types each receiver
-(``codemod/typing_flow.py``; the object ``attrgetter``, ``methodcaller`` or a format string is
+(``codemod/receiver_typing/typing_flow.py``; the object ``attrgetter``, ``methodcaller`` or a format string is
 applied to is not followed, and a class pattern's is judged by the pattern's class). A use on a receiver
 that is, or may be, an instance of the class keeps the member; the evidence says how the
 receiver was typed, and how strongly the use is established: *shown* when the receiver is
@@ -20,22 +20,22 @@ Other code reads attributes of the class's instances (a runner reading
 
 ## Known problems
 A receiver is taken to be *not* the class only when that is clear: an ``isinstance`` guard,
-an annotation, or every source of its value, followed backwards (``codemod/type_exprs.py``):
+an annotation, or every source of its value, followed backwards (``codemod/receiver_typing/type_exprs.py``):
 every binding of a name (any binding it does not follow makes it unknown), the arguments at
-every call that can reach a parameter (``codemod/call_sites.py``: a function or class handed
+every call that can reach a parameter (``codemod/receiver_typing/call_sites.py``: a function or class handed
 to other code as a value makes them unknown), the return statements of whatever a call can
 run, the stores that can reach an attribute (on an object of known classes, only those
-classes' own stores and stores on what may be one of them: ``codemod/type_attrs.py``,
-``codemod/confinement.py``), and what code adds to a container in place
-(``codemod/type_elements.py``). Another attribute read on the same object that the class
+classes' own stores and stores on what may be one of them: ``codemod/receiver_typing/type_attrs.py``,
+``codemod/receiver_typing/confinement.py``), and what code adds to a container in place
+(``codemod/receiver_typing/type_elements.py``). Another attribute read on the same object that the class
 lacks also rules it out, if that read runs first on every path or always follows in plain
-statements (``codemod/dominance.py``), no base outside the tree may give the class that
+statements (``codemod/receiver_typing/dominance.py``), no base outside the tree may give the class that
 attribute, none of the class's hierarchy answers any name (``__getattr__``) or stores on
-``self`` by computed name, no subclass escapes the index (``codemod/hidden_classes.py``: a
+``self`` by computed name, no subclass escapes the index (``codemod/receiver_typing/hidden_classes.py``: a
 ``class`` statement in a function, ``type(name, (C,), ns)``), and no code
 stores that attribute on another object. For the same reason a ``hasattr`` test of the member
 is not a use where it sits in an ``and`` beside a ``hasattr`` test of such a name on the same
-object, before it or right after it (``codemod/hasattr_tests.py``): no instance passes that
+object, before it or right after it (``codemod/receiver_typing/hasattr_tests.py``): no instance passes that
 ``and``, with the member or without it. A store through a computed
 name (``setattr(x, name, v)``) outside the holder's own classes is not seen, and neither is a
 read by computed name on a C elsewhere (``getattr(x, name)``, ``vars(x)``, ``x.__dict__``,
@@ -76,7 +76,7 @@ def run(st, out: Scanned) -> bool:
     cands = sorted(n for n in a.members if n not in a.kept and not satisfied(n) and not n.startswith("__"))
     if not cands:
         return False
-    from ..typing_flow import SHOWN, Flow
+    from ..receiver_typing.typing_flow import SHOWN, Flow
 
     flow = st.flow = Flow(st.index, a.cls, site_filter=st.in_dropped_parent_code)
     # A use that merely could not be ruled out keeps a member, but is weak evidence: the files
@@ -197,7 +197,7 @@ def _unseen_receiver(flow, mod, node: ast.AST) -> tuple[str, str, str]:
     """(verdict, note, strength) for a read on an object the code does not write out: a class
     pattern reads only on instances of its class; ``attrgetter``, ``methodcaller`` and format strings, on
     whatever they are given."""
-    from ..typing_flow import UNKNOWN
+    from ..receiver_typing.typing_flow import UNKNOWN
 
     if type(node).__name__ == "MatchClass" and dotted_name(node.cls) is not None:
         verdict = flow.rel.combine([mod.qualify(node.cls)])

@@ -119,7 +119,7 @@ def check_outside(st) -> None:
     """The indirect forms of computed access anywhere in the tree: refused on an object that may
     be an instance of the class (typed as it, a subclass or a base); listed among the hazards
     checked, without refusing, on one whose type is unknown, as the direct form is let pass."""
-    from ..typing_flow import SHOWN
+    from ..receiver_typing.typing_flow import SHOWN
 
     a = st.a
     own = {id(c.node) for c in a.chain} | {id(a.cls.node)}
@@ -202,7 +202,7 @@ _HEADS = {a[:3] for a in ACCESSORS}
 
 def _own_self(mod, recv, node, own: set[int]) -> bool:
     """Whether ``recv`` is the first parameter of a method of C or of the chain."""
-    from ..typing_flow import enclosing_class
+    from ..receiver_typing.typing_flow import enclosing_class
 
     fn, owner = enclosing_class(mod, node)
     return (owner is not None and id(owner.node) in own and fn is not None and not is_static(fn)

@@ -201,7 +201,7 @@ LITERAL_NAMES = [
 ]
 
 
-# Duck-typing tests of several names (codemod/hasattr_tests.py). ``probe`` is handed to ``map``,
+# Duck-typing tests of several names (codemod/receiver_typing/hasattr_tests.py). ``probe`` is handed to ``map``,
 # so what it tests is unknown; the member goes only where no instance can pass the ``and``.
 PROBE = "def probe(x):\n    return {}\n\n\ndef run():\n    return list(map(probe, [Child(1), Other()]))\n"
 DUCK_TESTS = [

@@ -1,10 +1,10 @@
-"""Where instances of a class can be reached: confined to attributes nothing passes on (codemod/confinement.py)."""
+"""Where instances of a class can be reached: confined to attributes nothing passes on (codemod/receiver_typing/confinement.py)."""
 
 import textwrap
 
 import pytest
 
-from codemod.confinement import confining_attributes
+from codemod.receiver_typing.confinement import confining_attributes
 from codemod.discover import Tree
 from codemod.index import Index
 

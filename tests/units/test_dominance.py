@@ -1,10 +1,10 @@
-"""Whether one read runs before another on every path (codemod/dominance.py)."""
+"""Whether one read runs before another on every path (codemod/receiver_typing/dominance.py)."""
 
 import ast
 
 import pytest
 
-from codemod.dominance import always_follows, runs_before
+from codemod.receiver_typing.dominance import always_follows, runs_before
 from codemod.index import ModuleInfo
 
 

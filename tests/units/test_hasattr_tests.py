@@ -1,10 +1,10 @@
-"""Whether a hasattr test of a member can matter on an instance (codemod/hasattr_tests.py)."""
+"""Whether a hasattr test of a member can matter on an instance (codemod/receiver_typing/hasattr_tests.py)."""
 
 import ast
 
 import pytest
 
-from codemod.hasattr_tests import lacking_partner
+from codemod.receiver_typing.hasattr_tests import lacking_partner
 from codemod.index import ModuleInfo
 
 LACKED = {"select", "other"}  # the names no instance has, in these cases

@@ -1,9 +1,9 @@
-"""Subclasses the index does not model (codemod/hidden_classes.py)."""
+"""Subclasses the index does not model (codemod/receiver_typing/hidden_classes.py)."""
 
 import pytest
 
 from codemod.discover import Tree
-from codemod.hidden_classes import HiddenClasses
+from codemod.receiver_typing.hidden_classes import HiddenClasses
 from codemod.index import Index
 from codemod.lookup import lookup
 

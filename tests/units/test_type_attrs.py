@@ -1,4 +1,4 @@
-"""What an attribute holds, on an instance of known classes: the stores that can reach it (codemod/type_attrs.py)."""
+"""What an attribute holds, on an instance of known classes: the stores that can reach it (codemod/receiver_typing/type_attrs.py)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""What a call returns: functions, methods through the receiver's classes, classmethods (codemod/type_calls.py)."""
+"""What a call returns: functions, methods through the receiver's classes, classmethods (codemod/receiver_typing/type_calls.py)."""
 
 import pytest
 
@@ -146,7 +146,7 @@ def test_returns_followed_past_an_annotation_that_does_not_decide(tmp_path):
 def test_over_budget_the_return_annotation_still_holds(tmp_path, monkeypatch):
     """Following get()'s returns needs more modules than allowed: the call gives what its
     annotation says (a base of the class: shown to be able to hold one), not unknown."""
-    from codemod import type_exprs
+    from codemod.receiver_typing import type_exprs
     from typetools import classified
 
     monkeypatch.setattr(type_exprs, "PARSES", 2)  # getter.py and base.py, not m2.py
@@ -155,7 +155,7 @@ def test_over_budget_the_return_annotation_still_holds(tmp_path, monkeypatch):
 
 
 def test_near_miss_over_budget_without_an_annotation_is_unknown(tmp_path, monkeypatch):
-    from codemod import type_exprs
+    from codemod.receiver_typing import type_exprs
     from typetools import classified
 
     monkeypatch.setattr(type_exprs, "PARSES", 1)

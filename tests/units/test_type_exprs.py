@@ -1,10 +1,10 @@
-"""What an expression may evaluate to: names, operands, cycles and the budget (codemod/type_exprs.py)."""
+"""What an expression may evaluate to: names, operands, cycles and the budget (codemod/receiver_typing/type_exprs.py)."""
 
 import pytest
 
-from codemod import type_exprs
+from codemod.receiver_typing import type_exprs
 from codemod.model import Receiver
-from codemod.typing_flow import Flow
+from codemod.receiver_typing.typing_flow import Flow
 
 from typetools import classified, classify_reads, package, verdict, verdicts
 

@@ -1,8 +1,8 @@
-"""What a name or a parameter holds (codemod/type_names.py)."""
+"""What a name or a parameter holds (codemod/receiver_typing/type_names.py)."""
 
 import pytest
 
-from codemod import type_exprs
+from codemod.receiver_typing import type_exprs
 from codemod.model import Receiver
 
 from typetools import classified, verdict

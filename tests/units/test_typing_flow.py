@@ -1,4 +1,4 @@
-"""Receiver typing alone: may this expression be an instance of the class? (codemod/typing_flow.py)."""
+"""Receiver typing alone: may this expression be an instance of the class? (codemod/receiver_typing/typing_flow.py)."""
 
 import pytest
 

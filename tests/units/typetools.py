@@ -6,7 +6,7 @@ import textwrap
 from codemod.discover import Tree
 from codemod.index import Index
 from codemod.model import Receiver
-from codemod.typing_flow import Flow
+from codemod.receiver_typing.typing_flow import Flow
 
 BASE = """
 class Parent:

@@ -45,9 +45,9 @@ from __future__ import annotations
 
 import ast
 
-from .ast_util import dotted_name
+from ..ast_util import dotted_name
 from .hidden_classes import HiddenClasses
-from .index import ClassInfo, Index, ModuleInfo, OverBudget, scope_of
+from ..index import ClassInfo, Index, ModuleInfo, OverBudget, scope_of
 from .type_annotations import EXACT, NAMELESS_BASES, PLAIN_BASES, UNREACHED, annotation_types, shown_code
 from .type_attrs import Attributes
 from .type_calls import Calls

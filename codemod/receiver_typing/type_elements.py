@@ -27,8 +27,8 @@ from __future__ import annotations
 import ast
 import re
 
-from .ast_util import dotted_name
-from .index import ModuleInfo
+from ..ast_util import dotted_name
+from ..index import ModuleInfo
 from .type_annotations import shown_code
 
 ADDERS = {"append", "appendleft", "add", "insert", "setdefault"}

@@ -29,8 +29,8 @@ from __future__ import annotations
 import ast
 import re
 
-from .ast_util import decorator_name, dotted_name, first_param, is_super_call, walk
-from .index import ClassInfo, Index, ModuleInfo
+from ..ast_util import decorator_name, dotted_name, first_param, is_super_call, walk
+from ..index import ClassInfo, Index, ModuleInfo
 
 # Decorators that return the function itself, or a wrapper that calls it with the same arguments.
 TRANSPARENT = {"functools.lru_cache", "lru_cache", "functools.cache", "cache", "functools.wraps",

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import ast
 
-from .ast_util import binding_count, decorator_name, dotted_name, first_param, is_static
-from .index import ClassInfo, ModuleInfo, OverBudget, enclosing_def, scope_of
-from .model import Receiver
+from ..ast_util import binding_count, decorator_name, dotted_name, first_param, is_static
+from ..index import ClassInfo, ModuleInfo, OverBudget, enclosing_def, scope_of
+from ..model import Receiver
 from .type_annotations import EXACT, PLAIN_METACLASSES, PROPERTIES, annotation_types, shown_code
 
 # Decorators that leave what the function returns as it is.

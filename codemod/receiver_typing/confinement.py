@@ -39,8 +39,8 @@ from __future__ import annotations
 import ast
 import re
 
-from .ast_util import binding_count, dotted_name, first_param, is_static, walk
-from .index import ClassInfo, Index, ModuleInfo, enclosing, scope_of
+from ..ast_util import binding_count, dotted_name, first_param, is_static, walk
+from ..index import ClassInfo, Index, ModuleInfo, enclosing, scope_of
 
 _TYPE_TESTS = {"isinstance", "issubclass"}
 _SELF_ESCAPES = {"__class__", "__dict__"}

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import ast
 
-from .ast_util import dotted_name
-from .index import ModuleInfo
+from ..ast_util import dotted_name
+from ..index import ModuleInfo
 
 UNREACHED = "<unreached>"  # the value comes only from code that no longer runs
 EXACT = "="  # prefix of a type known exactly (a constructor call), not "this class or a subclass"

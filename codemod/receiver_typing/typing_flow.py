@@ -14,10 +14,10 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from .ast_util import dotted_name
+from ..ast_util import dotted_name
 from .hasattr_tests import lacking_partner
-from .index import ClassInfo, Index, ModuleInfo, enclosing, enclosing_def, scope_of
-from .model import Receiver
+from ..index import ClassInfo, Index, ModuleInfo, enclosing, enclosing_def, scope_of
+from ..model import Receiver
 from .type_annotations import PLAIN_METACLASSES
 from .type_exprs import EXACT, UNREACHED, Types, annotation_types
 

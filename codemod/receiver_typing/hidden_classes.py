@@ -31,8 +31,8 @@ from __future__ import annotations
 import ast
 import re
 
-from .ast_util import dotted_name
-from .index import ClassInfo, Index
+from ..ast_util import dotted_name
+from ..index import ClassInfo, Index
 from .type_calls import shadowed
 
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import ast
 
-from .ast_util import binding_count, decorator_name, dotted_name, first_param, is_static, names_bound, walk
+from ..ast_util import binding_count, decorator_name, dotted_name, first_param, is_static, names_bound, walk
 from .confinement import confining_attributes, may_reach
 from .dominance import always_follows, runs_before
-from .index import ClassInfo, ModuleInfo, enclosing_def, scope_of
-from .model import Receiver
+from ..index import ClassInfo, ModuleInfo, enclosing_def, scope_of
+from ..model import Receiver
 from .type_annotations import EXACT, PROPERTIES, annotation_types, shown_code
 from .type_stores import attr_assignment
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import re
 
-from .ast_util import dotted_name
+from ..ast_util import dotted_name
 
 
 _SELF_NAMES = {"self", "cls"}

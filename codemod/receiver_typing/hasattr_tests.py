@@ -34,7 +34,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from .index import ModuleInfo
+from ..index import ModuleInfo
 
 
 def lacking_partner(mod: ModuleInfo, call: ast.Call, never_has: Callable[[str], bool]) -> str | None:

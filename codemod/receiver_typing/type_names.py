@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import ast
 
-from .ast_util import dotted_name, names_bound, walk
+from ..ast_util import dotted_name, names_bound, walk
 from .call_sites import function_sites, init_sites
-from .index import ModuleInfo, OverBudget, enclosing_def, scope_of
-from .model import Receiver
+from ..index import ModuleInfo, OverBudget, enclosing_def, scope_of
+from ..model import Receiver
 from .type_annotations import UNREACHED, annotation_types, shown_code
 
 

@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import ast
 
-from .ast_util import child_blocks
-from .index import ModuleInfo, enclosing
+from ..ast_util import child_blocks
+from ..index import ModuleInfo, enclosing
 
 _CONDITIONAL = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.IfExp)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
