@@ -4,9 +4,10 @@
 While slicing the parent's ``__init__``, an ``if`` whose test is constant for the class is
 folded: ``self.__class__ is P`` / ``type(self) == P`` (false for the class, and for any
 class between P and the new base), a parameter that the class's ``super().__init__(...)``
-call binds to a literal (or that keeps a literal default), ``not`` of those, literal tests,
-and an ``and`` (``or``) whose first operand folds to false (true), where evaluation stops
-before any other operand runs, or whose operands all fold. The branch that runs is inlined without its ``if``; the other is neither kept nor
+call binds to a literal (or that keeps a literal default), a comparison of such parameters and
+literals (``workers < 1`` with ``workers`` bound to 2: a validation the class always passes),
+``not`` of those, literal tests, and an ``and`` (``or``) whose first operand folds to false
+(true), where evaluation stops before any other operand runs, or whose operands all fold. The branch that runs is inlined without its ``if``; the other is neither kept nor
 reported.
 
 ## Why
@@ -16,7 +17,9 @@ the class's.
 ## Known problems
 A parameter reassigned before the test is still folded by its bound value only when the
 slice proves it is never reassigned (the inline rule binds it otherwise). ``isinstance``
-tests are not folded. When the class's call passes a ``**mapping`` or ``*iterable``, nothing is
+tests are not folded. Comparisons fold only between numbers, strings, bytes, booleans and
+``None`` (``is``/``is not`` only against ``None``, ``True`` or ``False``), never through a
+method a class could define. When the class's call passes a ``**mapping`` or ``*iterable``, nothing is
 folded on the parent's parameters, not even one passed explicitly: the mapping may set any
 parameter with a default at run time.
 
@@ -53,7 +56,46 @@ def fold(test: ast.AST, consts: dict[str, object], foreign: set[str], selfname: 
         left, right = test.left, test.comparators[0]
         if _is_own_class(left, selfname) and isinstance(right, (ast.Name, ast.Attribute)) and ast.unparse(right).split(".")[-1] in foreign:
             return isinstance(test.ops[0], (ast.IsNot, ast.NotEq))
+    if isinstance(test, ast.Compare):
+        return _compare(test, consts)
     return None
+
+
+_PLAIN = (int, float, str, bytes, bool, type(None))  # compared by the interpreter alone
+_SINGLETONS = (None, True, False)
+_OPS = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Lt: lambda a, b: a < b,
+        ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
+        ast.Is: lambda a, b: a is b, ast.IsNot: lambda a, b: a is not b}
+_NO_VALUE = object()
+
+
+def _compare(test: ast.Compare, consts: dict[str, object]):
+    """The value of a comparison whose every operand is a literal or a parameter bound to one,
+    else None (a chain stops at its first false link, as Python's does)."""
+    operands = [test.left, *test.comparators]
+    for op, left, right in zip(test.ops, operands, operands[1:]):
+        a, b = _literal(left, consts), _literal(right, consts)
+        if type(op) not in _OPS or any(v is _NO_VALUE or type(v) not in _PLAIN for v in (a, b)):
+            return None
+        if isinstance(op, (ast.Is, ast.IsNot)) and not any(x is y for x in (a, b) for y in _SINGLETONS):
+            return None  # identity of numbers or strings is the interpreter's choice
+        try:
+            if not _OPS[type(op)](a, b):
+                return False
+        except TypeError:  # "2 < 'a'" raises at run time: not folded, the test stays
+            return None
+    return True
+
+
+def _literal(e: ast.AST, consts: dict[str, object]):
+    if isinstance(e, ast.Constant):
+        return e.value
+    if isinstance(e, ast.Name) and e.id in consts:
+        return consts[e.id]
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+        v = _literal(e.operand, consts)
+        return -v if type(v) in (int, float) else _NO_VALUE
+    return _NO_VALUE
 
 
 def _is_own_class(e: ast.AST, selfname: str) -> bool:

@@ -122,6 +122,33 @@ CASES = [
         id="DC602-fold-constants",
     ),
     pytest.param(
+        {"base.py": """
+            class Parent:
+                def __init__(self, workers, name="pool"):
+                    if workers < 1:
+                        raise ValueError("need a worker")
+                    if name == "":
+                        raise ValueError("need a name")
+                    self.workers = workers
+                    self.name = name
+                    self.table = [bytearray(1 << 10) for _ in range(workers)]
+            """,
+         "child.py": """
+            from .base import Parent
+
+
+            class Child(Parent):
+                def __init__(self):
+                    super().__init__(2, "light")
+
+                def label(self):
+                    return f"{self.name}:{self.workers}"
+            """},
+        "class Child:\n    def __init__(self):\n" + INLINED + "        self.workers = 2\n        self.name = \"light\"\n\n"
+        "    def label(self):\n        return f\"{self.name}:{self.workers}\"\n",
+        id="DC602-validations-the-bound-arguments-always-pass",
+    ),
+    pytest.param(
         {"base.py": STEPS.format(after=""), "child.py": FAST_CHILD.format(count="n", reads="len(self.steps)")},
         "class Fast:\n    def __init__(self, i):\n        self.i = i\n\n\nclass Child:\n    def __init__(self, n, size=0):\n" + INLINED
         + "        self.steps = []\n        for i in range(n):\n            self.steps.append(Fast(i))\n\n    def total(self):\n        return len(self.steps)\n",
@@ -236,6 +263,14 @@ NEAR_MISSES = [
                      "    def total(self):\n        return self.n\n"},
         "        if fast:\n            self.n = n\n        else:\n            self.n = n * 2\n",
         id="DC602-a-test-on-a-variable-is-not-folded",
+    ),
+    pytest.param(
+        {"base.py": "class Parent:\n    def __init__(self, workers, limit):\n        if workers > limit:\n            raise ValueError('too many')\n"
+                    "        self.workers = workers\n        self.table = [bytearray(1 << 10) for _ in range(workers)]\n",
+         "child.py": "from .base import Parent\n\n\nclass Child(Parent):\n    def __init__(self, limit):\n        super().__init__(2, limit)\n\n"
+                     "    def size(self):\n        return self.workers\n"},
+        "        if 2 > limit:\n            raise ValueError(\"too many\")\n",
+        id="DC602-a-validation-against-a-free-argument-stays",
     ),
     pytest.param(
         {"base.py": STEPS.format(after=""), "child.py": FAST_CHILD.format(count="n - 1", reads="len(self.steps)")},

@@ -186,3 +186,24 @@ def test_a_method_call_defines_what_the_method_assigns_and_needs_what_it_reads()
 def test_fold_boolean_operators(test, value):
     from codemod.rules.rewrite_fold_constants import fold
     assert fold(ast.parse(test, mode="eval").body, {}, {"Parent"}, "self") is value
+
+
+@pytest.mark.parametrize("test, value", [
+    pytest.param("workers < 1", False, id="a-validation-always-passed"),
+    pytest.param("workers >= 1", True, id="a-validation-always-failed"),
+    pytest.param("1 < workers < 3", True, id="a-chain"),
+    pytest.param("3 < workers < size", False, id="a-chain-stops-at-its-first-false-link"),
+    pytest.param("-1 < workers", True, id="a-negative-literal"),
+    pytest.param("name == 'light'", True, id="strings"),
+    pytest.param("flag is None", True, id="is-none"),
+    pytest.param("not workers > 1", False, id="not-of-a-comparison"),
+    pytest.param("workers < size", None, id="near-miss-a-free-parameter"),
+    pytest.param("workers is 2", None, id="near-miss-identity-of-a-number"),
+    pytest.param("workers < name", None, id="near-miss-a-comparison-that-raises"),
+    pytest.param("workers in (1, 2)", None, id="near-miss-membership"),
+    pytest.param("items == []", None, id="near-miss-a-list"),
+])
+def test_fold_comparisons_of_bound_parameters(test, value):
+    from codemod.rules.rewrite_fold_constants import fold
+    consts = {"workers": 2, "name": "light", "flag": None}
+    assert fold(ast.parse(test, mode="eval").body, consts, {"Parent"}, "self") is value
