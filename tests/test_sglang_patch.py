@@ -104,7 +104,7 @@ def test_report_reads_as_the_pull_request(patched):
     assert "`kv_last_page_len` is still built here only to be passed as `kv_last_page_len_buf`" in risk
     # Members kept on uses that could not be ruled out are listed apart, for review.
     assert {k["member"] for k in d["kept"] if not k["certain"]} == {"kv_index_translator", "max_context_len", "page_size", "req_to_token_pool"}
-    assert {k["member"] for k in c["kept"] if not k["certain"]} == {"enable_mis", "is_multimodal", "kv_indptr", "prefill_backend"}
+    assert {k["member"] for k in c["kept"] if not k["certain"]} == {"enable_mis", "is_multimodal", "kv_indptr", "prefill_backend", "qo_indptr"}
     # Each says what stopped the typing: a reason, or the budget.
     for k in [k for k in c["kept"] + d["kept"] if not k["certain"]]:
         use = k["evidence"][0]["use"]
