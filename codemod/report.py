@@ -11,9 +11,16 @@ report.json schema (keys are only ever added, never renamed):
  "kept_for_effect": [{"file", "line", "code", "why", "rule"}],
  "hazards": [{"file", "line", "what", "rule"}], "inlined": [str],
  "comments_to_review": [{"file", "line", "comment", "why", "rule"}],
- "risk"?: {"global_writes": [{..., "name"?, "other_uses"?, "other_uses_total"?}],
+ "risk"?: {"global_writes": [{..., "name"?, "other_uses"?, "other_uses_total"?, "value_bytes"?,
+                             "readers"?: [{"place", "runs": "declares"|"import"|"construction"|"call",
+                                           "in"?, "default_bytes"?}]}],
            "unused_parameters": [{"parameter", "passed_by": [str]}], "class_attributes_gone": [str],
-           "passed_on": [{"member", "to", "parameter", "use": {"how", "lines"?}, "lines"}]}, ...}],
+           "passed_on": [{"member", "to", "parameter", "use": {"how", "lines"?}, "lines"}],
+           "raising_calls"?: [{"file", "line", "call", "raises", "at", "rule"}],
+           "estimated_bytes"?: [{"file", "line", "code", "bytes", "how"}],
+           "still_defined"?: {member: class}}, ...}],
+   ("dropped" lists every member of the parent the patch does not keep; those in
+   "still_defined" the class or its new base defines itself, so instances still have them.)
  "checks"?: [{"file", "result"}], "warnings"?: [str],
  "tests"?: {"command", "per_test", "before": {"exit_status", "passed", "failed", "skipped"}, "after": {...},
             "seconds", "flaky": [str], "failed_before": [{"test", "error"}], "broken": [{"test", "error"}],
