@@ -122,12 +122,11 @@ def written_bytes(code: str) -> int | None:
 
 
 def size_text(n: int) -> str:
-    """Bytes as a reviewer reads them: 384 MiB, 2 GiB, 4,096 bytes."""
+    """Bytes as a reviewer reads them: 384 MiB, 2 GiB, 64.2 MiB, 1000 bytes."""
     for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale and n % (scale // 16 or 1) == 0:
-            v = n / scale
-            return f"{v:g} {unit}"
-    return f"{n:,} bytes"
+        if n >= scale:
+            return f"{n // scale} {unit}" if n % scale == 0 else f"{n / scale:.1f} {unit}"
+    return f"{n} bytes"
 
 
 # ---- when a reader of a global write runs (DC402, DC403) ----------------------------------

@@ -147,7 +147,7 @@ def _risk(c: dict) -> list[str]:
         shown = ", ".join(f"`{_md(r['call'])}` (line {r['line']}; `{r['raises']}` at `{r['at']}`)" for r in raising[:_LONG])
         more = f" and {len(raising) - _LONG} more (report.json)" if len(raising) > _LONG else ""
         out.append(f"- No longer called, and can raise (DC407): {shown}{more}. A configuration one of these rejected "
-                   f"no longer fails while constructing `{c['name']}`; the validations it keeps are listed above.")
+                   f"no longer fails while constructing `{c['name']}`.")
     gone = risk.get("class_attributes_gone", [])
     if gone:
         out.append(f"- Class attributes of `{_short(c['parent'])}` the class no longer has (nothing in the tree reads them on it): "

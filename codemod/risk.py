@@ -82,7 +82,7 @@ def _estimated_bytes(index, a: ClassAnalysis) -> list[dict]:
             size = allocation_bytes(index, e.file, e.line)
             if size is not None:
                 out.append({"file": e.file, "line": e.line, "code": e.code, **size})
-    return out
+    return sorted(out, key=lambda e: (e["file"], e["line"]))
 
 
 def _passed_on(a: ClassAnalysis, trees: dict[str, ast.Module], decoupled: tuple[str, ...]) -> list[dict]:
