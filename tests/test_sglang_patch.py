@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, copy_tree, run_cli, tree_hashes
+from conftest import REPO, REPORT_LINES, copy_tree, paragraphs, run_cli, tree_hashes
 
 pytestmark = pytest.mark.sglang
 
@@ -112,22 +112,10 @@ def test_report_reads_as_the_pull_request(patched):
     assert md.count("| *not ruled out*: ") == 9
 
 
-def paragraphs(md: str) -> list[str]:
-    """Each paragraph, list item and table row of ``md`` (not the table rules)."""
-    out = []
-    for block in md.split("\n\n"):
-        lines = block.splitlines()
-        if any(l.startswith(("- ", "| ")) for l in lines):
-            out += [l for l in lines if l.strip() and not l.startswith("|---")]
-        elif block.strip():
-            out.append(block.strip())
-    return out
-
-
 def test_report_is_short_and_says_each_thing_once(patched):
     _, _, out = patched
     md = (out / "report.md").read_text()
-    assert len(md.splitlines()) <= 100
+    assert len(md.splitlines()) <= REPORT_LINES
     said = paragraphs(md)
     assert [p for p in said if said.count(p) > 1] == []
 
