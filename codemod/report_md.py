@@ -188,8 +188,8 @@ def _global_writes(c: dict, writes: list[dict]) -> list[str]:
         by_name.setdefault(w.get("name") or w["code"], []).append(w)
     out = []
     for name, ws in by_name.items():
-        values = ", ".join(f"`{_md(w['code'])}` (`{w['file']}:{w['line']}`)"
-                           + (f", {size_text(w['value_bytes'])}" if w.get("value_bytes") is not None else "") for w in ws)
+        values = " and ".join(f"`{_md(w['code'])}` (`{w['file']}:{w['line']}`"
+                              + (f", {size_text(w['value_bytes'])})" if w.get("value_bytes") is not None else ")") for w in ws)
         head = f"- No longer written: {values}"
         readers = ws[0].get("readers")
         if readers is None:  # a write whose name could not be told: no readers to look for
@@ -324,6 +324,8 @@ def _listing(title: str, items, key: str) -> list[str]:
     ``_LONG`` is summed up by what each item does, with report.json named for the rest."""
     if not items:
         return []
+    if len(items) > _LONG and key == "what":  # hazards: each says something of its own
+        return [f"- {title} ({len(items)}, each in report.json): " + ", ".join(f"`{s['file']}:{s['line']}`" for s in items)]
     if len(items) > _LONG:
         kinds: dict[str, list[str]] = {}
         for s in items:

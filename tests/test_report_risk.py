@@ -98,7 +98,7 @@ def test_each_global_write_ends_in_the_tools_answer(report):
     risk = md[md.index("## Risk"):md.index("## How tested")]
     assert "?" not in risk
     [size] = [l for l in risk.splitlines() if "WORKSPACE_SIZE.set(" in l]
-    assert "`envs.WORKSPACE_SIZE.set(256 * 1024 * 1024)` (`pkg/parent.py:18`), 256 MiB" in size
+    assert "`envs.WORKSPACE_SIZE.set(256 * 1024 * 1024)` (`pkg/parent.py:18`, 256 MiB)" in size
     assert "`WORKSPACE_SIZE` is declared at `pkg/envs.py:14` (default 64 MiB)" in size
     assert "1 reader can run in the same process after `Light` is built: `pkg/other.py:5` (`make_buffer`)" in size
     [flag] = [l for l in risk.splitlines() if "HEAVY_BUILT_FLAG" in l]
@@ -140,3 +140,16 @@ def test_the_measurement_replaces_the_estimate(report):
     measured = render_md(rep, {"construction": {"Light": {"allocated_mib": [100.0, 36.0]}}})
     why = measured[measured.index("## Why"):measured.index("## Risk")]
     assert "estimated from the source" not in why and "64.0 MiB less GPU memory at construction" in why
+
+
+def test_a_long_list_is_summed_up_and_points_to_report_json():
+    from codemod.report_md import _LONG, _listing
+
+    n = _LONG + 2
+    effects = [{"file": "p.py", "line": i, "code": f"x{i}()", "why": "call with possible side effects: x()"} for i in range(n)]
+    [line] = _listing("Side effects", effects, "code")
+    assert line == f"- Side effects ({n}, each in report.json): call with possible side effects (lines {', '.join(map(str, range(n)))})"
+    hazards = [{"file": "p.py", "line": i, "what": f"hazard {i}", "code": None} for i in range(n)]
+    [line] = _listing("Hazards checked", hazards, "what")
+    assert line.startswith(f"- Hazards checked ({n}, each in report.json): `p.py:0`, `p.py:1`")
+    assert _listing("Hazards checked", hazards[:2], "what") == ["- Hazards checked:", "  - `p.py:0` hazard 0", "  - `p.py:1` hazard 1"]
