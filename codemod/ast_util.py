@@ -221,3 +221,15 @@ def source_segment(text: str, node: ast.AST) -> str:
     head = lines[first].encode()[node.col_offset:].decode()
     tail = lines[last].encode()[:node.end_col_offset].decode()
     return "".join([head, *lines[first + 1:last], tail])
+
+
+def naming_line(fn: ast.AST, attr: str) -> int:
+    """The first line under ``fn`` that names ``attr`` (an attribute, or a string such as
+    ``getattr(self, "attr")``'s), else its first statement's: evidence points at code that
+    uses the member, not at the ``def`` line."""
+    found = [n.lineno for n in walk(fn) if n is not fn and hasattr(n, "lineno") and (
+        (isinstance(n, ast.Attribute) and n.attr == attr) or (isinstance(n, ast.Constant) and n.value == attr))]
+    if found:
+        return min(found)
+    body = getattr(fn, "body", None)
+    return body[0].lineno if body else fn.lineno

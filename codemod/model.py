@@ -131,6 +131,9 @@ class SliceResult:
     dead: set[Pos] = field(default_factory=set)  # never runs for the subclass (folded)
     reads_attrs: dict[str, list[int]] = field(default_factory=dict)  # needed at entry, with lines
     calls_methods: dict[str, list[int]] = field(default_factory=dict)
+    # attribute -> lines of kept statements that read it through a method they call (or a
+    # property setter they run): where such a read is, for the evidence
+    read_by_call: dict[str, list[int]] = field(default_factory=dict)
     free_locals: set[str] = field(default_factory=set)  # parameters (or globals) the slice reads
     dropped: list[tuple[ast.stmt, str, str]] = field(default_factory=list)  # (statement, side effect, rule)
     for_effect: dict[Pos, tuple[ast.stmt, str, str]] = field(default_factory=dict)  # kept for its effect alone: (statement, why, rule)

@@ -11,9 +11,16 @@ report.json schema (keys are only ever added, never renamed):
  "kept_for_effect": [{"file", "line", "code", "why", "rule"}],
  "hazards": [{"file", "line", "what", "rule"}], "inlined": [str],
  "comments_to_review": [{"file", "line", "comment", "why", "rule"}],
- "risk"?: {"global_writes": [{..., "name"?, "other_uses"?, "other_uses_total"?}],
+ "risk"?: {"global_writes": [{..., "name"?, "other_uses"?, "other_uses_total"?, "value_bytes"?,
+                             "readers"?: [{"place", "runs": "declares"|"import"|"construction"|"call",
+                                           "in"?, "default_bytes"?}]}],
            "unused_parameters": [{"parameter", "passed_by": [str]}], "class_attributes_gone": [str],
-           "passed_on": [{"member", "to", "parameter", "use": {"how", "lines"?}, "lines"}]}, ...}],
+           "passed_on": [{"member", "to", "parameter", "use": {"how", "lines"?}, "lines"}],
+           "raising_calls"?: [{"file", "line", "call", "raises", "at", "rule"}],
+           "estimated_bytes"?: [{"file", "line", "code", "bytes", "how"}],
+           "still_defined"?: {member: class}}, ...}],
+   ("dropped" lists every member of the parent the patch does not keep; those in
+   "still_defined" the class or its new base defines itself, so instances still have them.)
  "checks"?: [{"file", "result"}], "warnings"?: [str],
  "tests"?: {"command", "per_test", "before": {"exit_status", "passed", "failed", "skipped"}, "after": {...},
             "seconds", "flaky": [str], "failed_before": [{"test", "error"}], "broken": [{"test", "error"}],
@@ -27,6 +34,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from pathlib import Path
 
 from . import TOOL_NAME, __version__
@@ -38,6 +46,19 @@ KIND_ORDER = {"instance_attribute": 0, "class_attribute": 1, "property": 2, "met
 # Strongest evidence first: the class's own code (or the parent code it keeps), then a use on
 # a receiver shown to be able to hold an instance, then one that merely could not be ruled out.
 STRENGTH_ORDER = {"own": 0, "shown": 1, "unknown": 2}
+# Within "own": the class's own code reads the member, then the parent's code it keeps does.
+OWN_CODE_RULES = ("DC101", "DC102", "DC107")
+
+
+def evidence_order(cls_name: str):
+    """The sort key of a member's evidence: strongest first, and among the uses outside the
+    class, a receiver typed as the class itself (or tested with ``isinstance``) ahead of one
+    typed only as a base, which may hold an unrelated subclass that reads the same name."""
+    def key(e):
+        typed_as_base = e.rule == "DC108" and not ("isinstance guard" in e.use or re.search(
+            rf"typed [\w, ]*\b{re.escape(cls_name)}\b", e.use))
+        return (STRENGTH_ORDER.get(e.strength, 9), e.rule not in OWN_CODE_RULES, typed_as_base, e.file, e.line)
+    return key
 
 
 def class_entry(a: ClassAnalysis, v: Verdict, inlined: list[str]) -> dict:
@@ -45,7 +66,7 @@ def class_entry(a: ClassAnalysis, v: Verdict, inlined: list[str]) -> dict:
     members = a.members
     kept = [
         {"member": n, "kind": members[n][0].kind, "certain": any(e.strength != "unknown" for e in evs),
-         "evidence": [e.as_dict() for e in sorted(evs, key=lambda e: (STRENGTH_ORDER.get(e.strength, 9), e.file, e.line))]}
+         "evidence": [e.as_dict() for e in sorted(evs, key=evidence_order(cls.name))]}
         for n, evs in sorted(a.kept.items(), key=lambda kv: (KIND_ORDER.get(members[kv[0]][0].kind, 9), kv[0]))
         if n in members
     ]

@@ -1,7 +1,10 @@
 """What a reviewer must weigh before merging: the facts behind the report's Risk section.
 
 For each decoupled class, after the rewrite: the writes to the environment or to global
-state that no longer happen, with the places in the tree that read what they wrote; the
+state that no longer happen, with the places in the tree that read what they wrote and when
+each can run (``dropped_work.reader_kind``); the calls no longer made that can raise (DC407);
+the dropped allocations whose size the source states; the parent's members the patch does not
+keep that instances still have (the class or the new base defines them); the
 parameters of the class's ``__init__`` that the patched code no longer reads, with the calls
 that still pass them; the class attributes of the parent the class no longer has; and the
 members still built only to be passed on to another class decoupled in the same run, with
@@ -16,7 +19,9 @@ import ast
 import re
 
 from .ast_util import walk
+from .dropped_work import allocation_bytes, reader_kind, written_bytes
 from .model import ClassAnalysis, ModulePatch
+from .rules import effect_raising_call
 
 _LIMIT = 5  # places listed per item; the count says how many more there are
 _COMMON = {"environ", "setdefault", "putenv", "register", "update", "set", "self", "envs", "os"}
@@ -41,9 +46,43 @@ def assess(index, a: ClassAnalysis, trees: dict[str, ast.Module], decoupled: tup
     return {
         "global_writes": [_with_readers(index, a, s) for s in a.side_effects if s.rule in ("DC402", "DC403")],
         "unused_parameters": _unused_parameters(index, a, after) if after is not None else [],
-        "class_attributes_gone": sorted(n for n, (m, _) in a.members.items() if m.kind == "class_attribute" and n not in a.kept),
+        "class_attributes_gone": sorted(n for n, (m, _) in a.members.items()
+                                        if m.kind == "class_attribute" and n not in a.kept and n not in _still_defined(index, a)),
         "passed_on": _passed_on(a, trees, decoupled) if after is not None else [],
+        "raising_calls": sorted(effect_raising_call.raising_calls(index, a.side_effects), key=lambda r: (r["file"], r["line"])),
+        "estimated_bytes": _estimated_bytes(index, a),
+        "still_defined": _still_defined(index, a),
     }
+
+
+def _still_defined(index, a: ClassAnalysis) -> dict[str, str]:
+    """The parent's members the patch does not keep that instances still have: the class
+    defines or assigns them itself, or the new base (or its ancestors in the tree) defines
+    them. Member -> the class that does."""
+    out = {n: a.cls.name for n in a.members if n not in a.kept and n in a.cls.members}
+    todo, seen = [a.base], set()
+    while todo:
+        q = todo.pop(0)
+        c = index.resolve_class(q) if q not in seen else None
+        seen.add(q)
+        if c is None:
+            continue
+        for n in c.members:
+            if n in a.members and n not in a.kept:
+                out.setdefault(n, c.name)
+        todo.extend(c.bases)
+    return dict(sorted(out.items()))
+
+
+def _estimated_bytes(index, a: ClassAnalysis) -> list[dict]:
+    """The dropped allocations whose size the source states (DC404)."""
+    out = []
+    for e in a.side_effects:
+        if e.rule == "DC404":
+            size = allocation_bytes(index, e.file, e.line)
+            if size is not None:
+                out.append({"file": e.file, "line": e.line, "code": e.code, **size})
+    return sorted(out, key=lambda e: (e["file"], e["line"]))
 
 
 def _passed_on(a: ClassAnalysis, trees: dict[str, ast.Module], decoupled: tuple[str, ...]) -> list[dict]:
@@ -160,6 +199,10 @@ def _with_readers(index, a: ClassAnalysis, effect) -> dict:
     out["name"] = name
     out["other_uses"] = places[:_LIMIT]
     out["other_uses_total"] = len(places)
+    written = written_bytes(effect.code)
+    if written is not None:
+        out["value_bytes"] = written
+    out["readers"] = [reader_kind(index, place, name, a.cls.name) for place in places]
     return out
 
 

@@ -116,6 +116,8 @@ class Slicer:
             eff = self.methods.get(m)
             if eff is not None:  # the called method runs here: what it reads must be defined by now
                 live |= {("A", a) for a in eff.reads}
+                for a in eff.reads:
+                    self.res.read_by_call.setdefault(a, []).append(line)
         for n in f.reads_locals | f.mutates_locals:
             live.add(("L", n))
         self.res.dynamic.extend(f.dynamic)
@@ -238,6 +240,8 @@ class Slicer:
             out = live - {("A", a) for a in f.writes_attrs} - {("L", n) for n in f.writes_locals}
             self._use(out, f, s.lineno)
             out |= {("A", a) for eff in runs_setters for a in eff.reads}
+            for a in {a for eff in runs_setters for a in eff.reads}:
+                self.res.read_by_call.setdefault(a, []).append(s.lineno)
             return out
         self._report(s)
         return live

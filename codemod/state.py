@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from .ast_util import first_param, is_static, pos, setters, walk
+from .ast_util import first_param, is_static, naming_line, pos, setters, walk
 from .facts import SETTER, MethodEffects, collect, method_effects
 from .index import ClassInfo, Index, ModuleInfo
 from .model import ClassAnalysis, Evidence
@@ -185,9 +185,9 @@ class ClassState:
             if satisfied(attr) or attr not in a.members:
                 continue
             use = "calls" if attr in f.calls_methods else "reads"
-            self.need(attr, Evidence(owner.file, lines.get(attr, fn.lineno), f"{who} {use} self.{attr}", rule))
+            self.need(attr, Evidence(owner.file, lines.get(attr) or naming_line(fn, attr), f"{who} {use} self.{attr}", rule))
         for attr in sorted(self.property_writes(f.writes_attrs)):
-            self.need(attr, Evidence(owner.file, lines.get(attr, fn.lineno), f"{who} assigns self.{attr}, which runs the setter of the property", rule))
+            self.need(attr, Evidence(owner.file, lines.get(attr) or naming_line(fn, attr), f"{who} assigns self.{attr}, which runs the setter of the property", rule))
         for line, what in f.dynamic:
             unsafe_dynamic_access.record(a, owner.file, line, f"{what} in {who}")
 

@@ -59,3 +59,20 @@ def tree_hashes(root: Path) -> dict:
         str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(Path(root).rglob("*")) if p.is_file() and "__pycache__" not in p.parts
     }
+
+
+# report.md for a run of a few classes reads as a pull request's description: this many lines at most.
+REPORT_LINES = 100
+
+
+def paragraphs(md: str) -> list[str]:
+    """Each paragraph, list item and table row of a markdown text (not the table rules), for
+    the tests that report.md says each thing once."""
+    out = []
+    for block in md.split("\n\n"):
+        lines = block.splitlines()
+        if any(line.startswith(("- ", "| ", "  - ")) for line in lines):
+            out += [line.strip() for line in lines if line.strip() and not line.startswith("|---")]
+        elif block.strip():
+            out.append(block.strip())
+    return out

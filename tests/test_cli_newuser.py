@@ -397,13 +397,14 @@ def test_report_on_code_that_is_not_sglang(tmp_path):
     assert "- Not run on a GPU: `decouple verify --output DIR`" in render_md(rep)
     # The imports listed are the diff's, spelt as the diff spells them.
     assert "+from .engine import REGISTRY, Engine\n" in diff and "-from .engine import HeavyEngine\n" in diff
-    assert "- import added: `from .engine import REGISTRY, Engine`\n" in md
-    assert "- import removed: `from .engine import HeavyEngine`\n" in md
+    assert ("- Imports of `shop/light.py`: added `from .engine import REGISTRY, Engine`; "
+            "removed `from .engine import HeavyEngine`.\n") in md
     # Every call and allocation that no longer runs is listed, and the numbers read right.
     assert "- `shop/engine.py:14` `self.db = sqlite3.connect(\":memory:\")`: call with possible side effects" in md
     assert "- `shop/engine.py:15` `self.buffer = [0] * 1_000_000`: allocation: a repeated list" in md
     assert "which makes 1 allocation and 1 other call that `LightEngine` never uses" in md
-    assert "**decouple**: uses 2 of 5 members of HeavyEngine (1 method) and 2 of 4 statements of its __init__" in md
+    assert "`LightEngine` inherits `HeavyEngine` but uses 2 of its 5 members" in md
+    assert "2 of the 4 statements of `HeavyEngine.__init__` no longer run" in md
     assert "1 hand-off of the instance kept" in md
 
 

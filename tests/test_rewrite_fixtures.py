@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, copy_tree, run_cli, tree_hashes
+from conftest import FIXTURES, REPORT_LINES, copy_tree, paragraphs, run_cli, tree_hashes
 
 CASES = sorted(p.name for p in (FIXTURES / "rewrite").iterdir() if (p / "case.json").exists())
 
@@ -55,6 +55,15 @@ def test_snapshot(case, runs, request):
     got = {str(p.relative_to(produced)): p.read_text() for p in produced.rglob("*.py")}
     want = {str(p.relative_to(expected)): p.read_text() for p in expected.rglob("*.py")}
     assert got == want
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_report_says_each_thing_once_within_its_budget(case, runs):
+    _, o, _, _ = runs[case]
+    md = (o / "report.md").read_text()
+    assert len(md.splitlines()) <= REPORT_LINES
+    said = paragraphs(md)
+    assert [p for p in said if said.count(p) > 1] == []
 
 
 @pytest.mark.parametrize("case", CASES)

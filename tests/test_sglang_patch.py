@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, copy_tree, run_cli, tree_hashes
+from conftest import REPO, REPORT_LINES, copy_tree, paragraphs, run_cli, tree_hashes
 
 pytestmark = pytest.mark.sglang
 
@@ -104,12 +104,51 @@ def test_report_reads_as_the_pull_request(patched):
     assert "`kv_last_page_len` is still built here only to be passed as `kv_last_page_len_buf`" in risk
     # Members kept on uses that could not be ruled out are listed apart, for review.
     assert {k["member"] for k in d["kept"] if not k["certain"]} == {"kv_index_translator", "max_context_len", "page_size", "req_to_token_pool"}
-    assert {k["member"] for k in c["kept"] if not k["certain"]} == {"enable_mis", "is_multimodal", "kv_indptr", "prefill_backend"}
+    assert {k["member"] for k in c["kept"] if not k["certain"]} == {"enable_mis", "is_multimodal", "kv_indptr", "prefill_backend", "qo_indptr"}
     # Each says what stopped the typing: a reason, or the budget.
     for k in [k for k in c["kept"] + d["kept"] if not k["certain"]]:
         use = k["evidence"][0]["use"]
         assert "its type is unknown: " in use or "its sources go further than the typing follows" in use, use
-    assert md.count("Kept because a use could not be ruled out") == 2
+    assert md.count("| *not ruled out*: ") == 9
+
+
+def test_report_is_short_and_says_each_thing_once(patched):
+    _, _, out = patched
+    md = (out / "report.md").read_text()
+    assert len(md.splitlines()) <= REPORT_LINES
+    said = paragraphs(md)
+    assert [p for p in said if said.count(p) > 1] == []
+
+
+def test_report_answers_each_risk_and_states_the_bytes(patched):
+    root, _, out = patched
+    md = (out / "report.md").read_text()
+    report = json.loads((out / "report.json").read_text())
+    risk = md[md.index("## Risk"):md.index("## How tested")]
+    # Every item ends in the tool's answer, not a question.
+    assert "?" not in risk
+    item = next(l for l in risk.splitlines() if "SGLANG_FLASHINFER_WORKSPACE_SIZE.set(512" in l)
+    assert "SGLANG_FLASHINFER_WORKSPACE_SIZE.set(2048" in item, "one item per name written"
+    assert "declared at `sglang/srt/environ.py:1221` (default 384 MiB)" in item
+    assert "can run in the same process after `TRTLLMHAAttnBackend` is built" in item
+    assert "`sglang/srt/layers/attention/trtllm_mha_backend.py:202` (`TRTLLMHAAttnBackend.__init__`, each later instance)" in item
+    # The calls no longer made that can raise.
+    assert "`DllmConfig.from_server_args(...)` (line 348; `RuntimeError` at `sglang/srt/dllm/config.py:" in risk
+    # The saving in bytes, where the source states the size, marked as an estimate.
+    why = md[md.index("## Why"):md.index("## Risk")]
+    assert "384 MiB (estimated from the source: `flashinfer_backend.py:457` from the default of `SGLANG_FLASHINFER_WORKSPACE_SIZE`" in why
+    # Dropped: only what instances no longer have; what the class sets itself is said apart.
+    [c] = [c for c in report["classes"] if c["name"] == "TRTLLMHAAttnBackend"]
+    dropped_line = next(l for l in md.splitlines() if l.startswith("- Dropped (") and "decode_wrappers" in l)
+    gone, _, still = dropped_line.partition("Not dropped")
+    for member in ("forward_metadata", "workspace_buffer", "page_size"):
+        assert f"`{member}`" not in gone and f"`{member}`" in still
+        assert c["risk"]["still_defined"][member] == "TRTLLMHAAttnBackend"
+    # No evidence points at a def or class line.
+    for k in [k for c in report["classes"] for k in c["kept"]]:
+        for ev in k["evidence"]:
+            line = (root / ev["file"]).read_text().splitlines()[ev["line"] - 1].lstrip()
+            assert not line.startswith(("def ", "async def ", "class ", "@")), (k["member"], ev)
 
 
 def test_gpu_numbers_fold_into_why_and_how_tested(patched):
@@ -124,6 +163,8 @@ def test_gpu_numbers_fold_into_why_and_how_tested(patched):
     md = render_md(report, verify)
     why = md[md.index("## Why"):md.index("## Risk")]
     assert "416.3 MiB less GPU memory at construction (936.4 MiB to 520.1 MiB)" in why and "0.28x the time" in why
+    # The measurement replaces the estimate from the source.
+    assert "estimated from the source" not in why and "2 allocations no longer made (measured below)" in why
     tested = md[md.index("## How tested"):md.index("## Evidence")]
     assert "19 of 19 outputs bitwise equal" in tested and "Not run on a GPU" not in tested
 

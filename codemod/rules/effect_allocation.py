@@ -5,12 +5,20 @@ Lists each dropped statement of the parent's ``__init__`` that allocates: calls 
 like tensor factories (``empty``, ``zeros``, ``full``, ``arange``, ...), ``*alloc*`` or
 ``get_buffer``, or a repeated sequence (``[0] * n``).
 
+Where the source states the size (a tensor factory with literal dimensions, or a setting's
+default: ``torch.empty(envs.X.get(), dtype=torch.uint8)`` with ``X = EnvInt(384 * 1024 * 1024)``
+declared in the tree, or ``get_int_env_var("X", 4096)``) and an explicit dtype, the report gives
+the bytes, marked "estimated from the source" until ``decouple verify`` measures the memory
+(``codemod/dropped_work.py``).
+
 ## Why
 This is usually the point of the change (memory no longer allocated), and the reviewer
-should see each allocation that goes.
+should see each allocation that goes, and what it weighed where the source says.
 
 ## Known problems
-Recognised by name, or by the shape of ``[...] * n``; a comprehension is not listed.
+Recognised by name, or by the shape of ``[...] * n``; a comprehension is not listed. A size
+is estimated from the setting's declared default: a value the user or other code sets at run
+time, or a buffer shared between instances (``get_buffer``), makes the real saving differ.
 
 ## Fix safety
 Reported only.

@@ -4,6 +4,12 @@
 Lists each dropped statement of the parent's ``__init__`` that assigns to something other
 than ``self`` or a local: a global, a module attribute, an argument's attribute or item.
 
+The report's Risk section answers for each name written (an environment key, an upper-case
+setting): the values the dropped writes stored, where the name is declared (with its default),
+and which places in the tree read it and can run in the same process after the class is built
+(any function or method, the class's own for each later instance), so that they now read
+another value; or that nothing else reads it (``codemod/dropped_work.py``).
+
 ## Why
 Other code may read that state; it is no longer written when the class is built.
 

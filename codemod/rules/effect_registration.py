@@ -5,6 +5,12 @@ Lists each dropped statement of the parent's ``__init__`` that calls something n
 like a registration or a global write: ``os.environ`` and friends, ``*.set(...)``,
 ``putenv``, ``register*``.
 
+The report's Risk section answers for each name written (an environment key, an upper-case
+setting): the values the dropped writes stored, where the name is declared (with its default),
+and which places in the tree read it and can run in the same process after the class is built
+(any function or method, the class's own for each later instance), so that they now read
+another value; or that nothing else reads it (``codemod/dropped_work.py``).
+
 ## Why
 A registry or the environment may be read elsewhere; the class no longer writes it.
 

@@ -17,7 +17,7 @@ are wrong, and fails later and elsewhere, or not at all.
   can make the class need most of the parent's ``__init__`` (the verdict then declines).
 - A call whose result is used (``x = parse(arg)``) is kept only for what reads ``x``; the
   exceptions of dropped constructions and allocations are not kept: skipping that work is
-  the point of the refactor.
+  the point of the refactor. DC407 lists each such call that can raise, for the reviewer.
 - A ``raise`` in a branch the slicer folds away for the class (``self.__class__ is P``) is
   not kept, since it cannot run.
 

@@ -45,3 +45,39 @@ def test_reported(tmp_path, rule, dropped):
 def test_near_misses_are_not_reported(tmp_path, dropped):
     a, _ = analyse(tmp_path, files(dropped))
     assert a.side_effects == []
+
+
+def _raising(tmp_path, dropped: str, extra: str = "") -> list[tuple[str, str]]:
+    from codemod.discover import Tree
+    from codemod.index import Index
+    from codemod.rules.effect_raising_call import raising_calls
+
+    f = files(dropped)
+    f["base.py"] = extra + f["base.py"]
+    a, _ = analyse(tmp_path, f)
+    return [(r["call"], r["raises"]) for r in raising_calls(Index(Tree.open(tmp_path)), a.side_effects)]
+
+
+CHECKS = ("def check(n):\n    if n < 0:\n        raise ValueError(n)\n\n\n"
+          "class Checked:\n    def __init__(self, n):\n        assert n\n\n    @classmethod\n"
+          "    def build(cls, n):\n        if not n:\n            raise KeyError(n)\n        return cls(n)\n\n\n")
+
+
+@pytest.mark.parametrize("dropped, found", [
+    # A bare ``check(n)`` is a validation, kept (DC110); a call whose value is kept only for
+    # what reads it goes with that.
+    pytest.param("self.ok = check(n)", ("check(...)", "ValueError"), id="function"),
+    pytest.param("self.c = Checked(n)", ("Checked(...)", "AssertionError"), id="constructor"),
+    pytest.param("self.c = Checked.build(n)", ("Checked.build(...)", "KeyError"), id="classmethod"),
+])
+def test_dc407_a_dropped_call_that_can_raise_is_listed(tmp_path, dropped, found):
+    assert _raising(tmp_path, dropped, CHECKS) == [found]
+
+
+@pytest.mark.parametrize("dropped", [
+    pytest.param("log('built')", id="callee-never-raises"),
+    pytest.param("self.db = n.connect()", id="method-of-unknown-object"),
+    pytest.param("self.db = sqlite3.connect(':memory:')", id="outside-the-tree"),
+])
+def test_dc407_near_misses(tmp_path, dropped):
+    assert _raising(tmp_path, dropped, CHECKS) == []

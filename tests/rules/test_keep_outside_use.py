@@ -154,9 +154,10 @@ def test_members_kept_only_on_uses_not_ruled_out_are_listed_apart(tmp_path):
     entry = class_entry(a, v, [])
     assert {k["member"]: k["certain"] for k in entry["kept"]} == {"cache": True, "pool": False}
     md = "\n".join(_evidence(entry))
-    definite, _, possible = md.partition("Kept because a use could not be ruled out")
-    assert "Kept for a definite reason (1)" in definite and "`cache`" in definite and "`pool`" not in definite
-    assert "`pool`" in possible and "`cache`" not in possible
+    rows = [line for line in md.splitlines() if line.startswith("| `")]
+    # The definite one first; the one kept on a use not ruled out says so.
+    assert [r.split("`")[1] for r in rows] == ["cache", "pool"]
+    assert "*not ruled out*" not in rows[0] and "*not ruled out*" in rows[1]
 
 
 def test_the_class_own_use_comes_before_any_outside_use(tmp_path):
@@ -168,3 +169,18 @@ def test_the_class_own_use_comes_before_any_outside_use(tmp_path):
     a, v = analyse(tmp_path, files)
     [entry] = [k for k in class_entry(a, v, [])["kept"] if k["member"] == "cache"]
     assert entry["evidence"][0]["strength"] == "own" and entry["certain"] is True
+
+
+def test_evidence_order_puts_the_strongest_and_the_real_reader_first():
+    from codemod.model import Evidence
+    from codemod.report import evidence_order
+
+    evs = [
+        Evidence("pkg/z.py", 1, "read of .pool on m (possibly an instance of Child; its type is unknown)", "DC108", "unknown"),
+        Evidence("pkg/a.py", 9, "read of .pool on b (possibly an instance of Child; typed Base)", "DC108", "shown"),
+        Evidence("pkg/b.py", 3, "read of .pool on c (possibly an instance of Child; typed Child)", "DC108", "shown"),
+        Evidence("pkg/base.py", 4, "read by kept statement of Parent.__init__", "DC105", "own"),
+        Evidence("pkg/child.py", 12, "Child.size reads self.pool", "DC101", "own"),
+    ]
+    order = [(e.file, e.line) for e in sorted(evs, key=evidence_order("Child"))]
+    assert order == [("pkg/child.py", 12), ("pkg/base.py", 4), ("pkg/b.py", 3), ("pkg/a.py", 9), ("pkg/z.py", 1)]
