@@ -4,6 +4,7 @@
 #   .gpu-bundle and .whl (libcst, pyflakes, platformdirs for Python 3.12; datasets and
 #   multiprocess, which the kit's speculative draft runner imports through sglang.benchmark), then
 #   bash benchmarks/gpu_verify.sh
+# (DECOUPLE_GPU_ARGS="--keep proven" bash benchmarks/gpu_verify.sh: the patch made with those options)
 # It decouples the SGLang the bundle installs, runs `decouple verify` through tests/gpu,
 # and copies verify.json, report.md and the per-side results/logs to $OUT (or ./output/gpu).
 set -uo pipefail

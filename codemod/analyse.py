@@ -21,8 +21,8 @@ import re
 
 from .errors import UsageError
 from .index import ClassInfo, Index
-from .lookup import require_module
-from .model import ClassAnalysis, Former, Scanned
+from .lookup import did_you_mean, require_module
+from .model import ClassAnalysis, Former, Knowledge, Scanned
 from .rules import (
     drop_same_as_base, drop_unprovided, hazard_class_name_string, hazard_class_registry, hazard_except_clause, hazard_isinstance, hazard_match_class,
     hazard_exported_parent, hazard_metaclass, hazard_mro_membership, hazard_type_list,
@@ -38,8 +38,9 @@ from .state import ClassState
 class Analyzer:
     """The analysis of a run: the index it reads, and how it reports progress."""
 
-    def __init__(self, index: Index, progress=None, all_uses: bool = False):
+    def __init__(self, index: Index, progress=None, all_uses: bool = False, knowledge: Knowledge | None = None):
         self.index = index
+        self.knowledge = knowledge or Knowledge()
         self.progress = progress  # (done, total, what) -> None; a bar on a terminal
         # One outside use is enough to keep a member, so by default the search for a
         # member's uses stops at the first (in file order); all_uses types and lists every one.
@@ -70,7 +71,7 @@ class Analyzer:
         chain, base_q = self._chain(parent, base)
         extra = [_norm_object(b) for c in chain for b in c.bases[1:]]
         a = ClassAnalysis(cls, parent, base_q, chain=chain, extra_bases=[b for b in extra if b != "builtins.object"])
-        st = ClassState(self.index, a, self.all_uses, self.progress)
+        st = ClassState(self.index, a, self.all_uses, self.progress, knowledge=self.knowledge)
         for c in reversed(chain):
             for name, m in c.members.items():
                 if name != "__init__":
@@ -119,6 +120,8 @@ class Analyzer:
     def replay(self, st: ClassState, s: Scanned) -> None:
         for name, ev in s.needs:
             st.need(name, ev)
+        for name, ev in s.assumptions:
+            st.assume(name, ev)
         if s.closed:
             closure(st)
         st.a.skipped_files.update(s.skipped_files)
@@ -161,6 +164,19 @@ class Analyzer:
 
 
 def finish(st: ClassState) -> ClassAnalysis:
+    a = st.a
+    # A member kept on other evidence is no assumption; one the user named must have none.
+    a.assumptions = {n: evs for n, evs in a.assumptions.items() if n not in a.kept}
+    for q in sorted(st.knowledge.unused):
+        cls_name, _, member = q.partition(".")
+        if cls_name != a.cls.name:
+            continue
+        if member not in a.members:
+            raise UsageError(f"--assume-unused {q}: {a.parent.name} has no member {member!r}"
+                             f"{did_you_mean(member, a.members)}")
+        if member in a.kept:
+            ev = a.kept[member][0]
+            raise UsageError(f"--assume-unused {q}: {member} has a shown use, {ev.file}:{ev.line}: {ev.use}")
     drop_same_as_base.run(st)
     drop_unprovided.run(st)
     unsafe_mro_walk.check(st)

@@ -82,6 +82,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--all-uses", action="store_true",
                    help="list every use elsewhere in the tree of each kept member as evidence, not only the first "
                         "found (slower; the kept members are the same)")
+    p.add_argument("--keep", choices=("possible", "proven"), default=None,
+                   help="possible (the default): keep every parent member whose use cannot be ruled out; proven: keep "
+                        "a member only on a use shown on an instance of the class, and list each use on an object of "
+                        "unknown type in report.md under 'Assumptions to review' (or keep = \"proven\" in [tool.decouple])")
+    p.add_argument("--assume-unused", action="append", metavar="CLASS.MEMBER",
+                   help="drop this member even though uses on objects of unknown type could not be ruled out; shown "
+                        "as an assumption in the report (repeatable; an error when the member has a shown use)")
     p.add_argument("--no-cache", action="store_true",
                    help="do not reuse or store results in the user cache directory (a warm --check reuses the last "
                         "run's result while no file that the run read, and no file mentioning the names it looked for, changed)")

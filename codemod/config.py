@@ -18,6 +18,7 @@ settings); with none, the run is on the pinned SGLang release.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from .console import display_path
@@ -40,7 +41,12 @@ KEYS = {
     "any-gain": "true or false",
     "test": "a shell command",
     "test-timeout": "a number of seconds above 0",
+    "keep": '"possible" or "proven"',
+    "assume-unused": 'a list of "Class.member" names',
 }
+
+
+CLASS_MEMBER = re.compile(r"[A-Za-z_]\w*\.[A-Za-z_]\w*")
 
 
 def find_project(start: Path) -> Path | None:
@@ -94,6 +100,10 @@ def _valid(key: str, value) -> bool:
         return isinstance(value, str) and bool(value)
     if key == "test-timeout":
         return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+    if key == "keep":
+        return value in ("possible", "proven")
+    if key == "assume-unused":
+        return isinstance(value, list) and all(isinstance(v, str) and CLASS_MEMBER.fullmatch(v) for v in value)
     if key == "max-copied-share":
         return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1
     return isinstance(value, bool)

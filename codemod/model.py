@@ -144,6 +144,21 @@ class SliceResult:
     folded: dict[int, bool] = field(default_factory=dict)  # line of a constant ``if`` -> branch taken
 
 
+@dataclass(frozen=True)
+class Knowledge:
+    """What the user states and the analysis cannot prove: the report shows it as an assumption.
+
+    ``proven`` (``--keep proven``): a member is kept only on a use shown on an instance of the
+    class; a use on an object of unknown type is an assumption, not a reason to keep.
+    ``unused`` (``--assume-unused C.member``): the same for single members."""
+
+    proven: bool = False
+    unused: frozenset = frozenset()  # "Class.member"
+
+    def assumes(self, cls: str, member: str) -> bool:
+        return self.proven or f"{cls}.{member}" in self.unused
+
+
 @dataclass
 class ClassAnalysis:
     """Everything the analysis found for one class: the input of the verdict and the rewrite."""
@@ -159,6 +174,8 @@ class ClassAnalysis:
     inherits: bool = True  # the class really has P among its bases
     members: dict[str, tuple] = field(default_factory=dict)  # name -> (Member, owner ClassInfo)
     kept: dict[str, list[Evidence]] = field(default_factory=dict)
+    # Members dropped on the user's word (Knowledge): their uses on objects of unknown type.
+    assumptions: dict[str, list[Evidence]] = field(default_factory=dict)
     unsafe: list[Hazard] = field(default_factory=list)
     hazards: list[Hazard] = field(default_factory=list)
     side_effects: list[SideEffect] = field(default_factory=list)
@@ -222,6 +239,7 @@ class Scanned:
     """What the scan of the rest of the tree found for one class, in order: enough to replay it elsewhere."""
 
     needs: list[tuple[str, Evidence]] = field(default_factory=list)
+    assumptions: list[tuple[str, Evidence]] = field(default_factory=list)
     closed: bool = False  # the scan ended with a closure over the members it kept
     skipped_files: dict[str, str] = field(default_factory=dict)
     hazards: list[Hazard] = field(default_factory=list)

@@ -10,6 +10,9 @@ from . import config
 from .console import display_path, use_colour
 from .discover import DEFAULT_CLASSES
 from .errors import UsageError
+from .model import Knowledge
+
+_CLASS_MEMBER = config.CLASS_MEMBER
 
 STDOUT = "-"  # --output -: report.json on stdout, nothing written
 
@@ -29,6 +32,8 @@ class Options:
     analyse_only: bool = False
     emit_tests: bool = False
     all_uses: bool = False
+    keep: str = "possible"  # "proven": keep members only on uses shown on an instance (--keep)
+    assume_unused: tuple[str, ...] = ()  # "Class.member" the user states nothing reads (--assume-unused)
     no_cache: bool = False
     max_copied_share: float = 0.5  # DC504: decline above this share of the parent's method lines
     plain_gain: bool = False  # DC505: decouple even when only plain assignments would be skipped
@@ -82,6 +87,13 @@ class Options:
         share = args.max_copied_share if args.max_copied_share is not None else file.get("max-copied-share", 0.5)
         if not 0 <= share <= 1:
             raise UsageError(f"--max-copied-share takes a number from 0 to 1, got {share}")
+        keep = args.keep or file.get("keep", "possible")
+        assume_unused = tuple(dict.fromkeys(list(file.get("assume-unused", ())) + list(args.assume_unused or ())))
+        for q in assume_unused:
+            if not _CLASS_MEMBER.fullmatch(q):
+                raise UsageError(f"--assume-unused takes Class.member, got {q!r}")
+            if classes and q.partition(".")[0] not in classes:
+                raise UsageError(f"--assume-unused {q}: {q.partition('.')[0]} is not a class of this run ({', '.join(classes)})")
         quiet = args.check or args.diff or args.write or to_stdout
         output = Path(args.output) if args.output and not to_stdout else (None if quiet else Path("output"))
         return cls(
@@ -92,7 +104,13 @@ class Options:
             any_gain=args.any_gain or file.get("any-gain", False),
             markers=not args.no_markers, colour=use_colour(args.color, sys.stdout), check_format=args.format,
             test=test, test_timeout=float(timeout), keep_test_copies=args.keep_test_copies,
+            keep=keep, assume_unused=assume_unused,
         )
+
+    @property
+    def knowledge(self) -> Knowledge:
+        """What the user states and the analysis cannot prove (the report shows it as assumed)."""
+        return Knowledge(self.keep == "proven", frozenset(self.assume_unused))
 
     @property
     def presented(self) -> bool:
@@ -103,4 +121,5 @@ class Options:
     def cache_key(self) -> list:
         """What a cached result depends on, beyond the tree and the tool's own code."""
         return [list(self.classes), self.parent, self.base, self.analyse_only, self.emit_tests, self.all_uses,
-                self.max_copied_share, self.plain_gain, self.any_gain, self.markers, self.presented, self.test]
+                self.max_copied_share, self.plain_gain, self.any_gain, self.markers, self.presented, self.test,
+                self.keep, sorted(self.assume_unused)]

@@ -20,7 +20,7 @@ from .emit import emit, unified_diff
 from .errors import UnsafeError, UsageError
 from .index import ClassInfo, Index
 from .lookup import lookup
-from .model import ClassAnalysis, Decision, Emitted, Former, ModulePatch, Refusal, Result
+from .model import ClassAnalysis, Decision, Emitted, Former, Knowledge, ModulePatch, Refusal, Result
 from .options import Options
 from .rules.verdict_already_decoupled import ID as ALREADY_DECOUPLED, former_parent
 
@@ -94,7 +94,8 @@ class Progress:
 
 
 def analyse_all(index: Index, classes: tuple[str, ...], parent: str | None, base: str | None,
-                all_uses: bool = False, markers: bool = True, while_waiting=None) -> list[ClassAnalysis]:
+                all_uses: bool = False, markers: bool = True, while_waiting=None,
+                knowledge: Knowledge | None = None) -> list[ClassAnalysis]:
     """The analysis of every selected class (half of the scans in a worker process).
 
     ``while_waiting``: called with this process's own analyses when they are done and the
@@ -103,7 +104,7 @@ def analyse_all(index: Index, classes: tuple[str, ...], parent: str | None, base
     from .scan_worker import scan_in_worker
 
     progress = Progress()
-    analyzer = Analyzer(index, progress, all_uses)
+    analyzer = Analyzer(index, progress, all_uses, knowledge)
     try:
         pairs = select(index, classes, parent, markers)
         done: dict[int, ClassAnalysis | Exception] = {}
@@ -225,7 +226,7 @@ def compute(tree: Tree, options: Options) -> Result:
             parse_ahead([a for a in own if would_decouple(a, limits)], parsed)
 
     analyses = analyse_all(index, options.classes, options.parent, options.base, options.all_uses, options.markers,
-                           while_waiting=parse_ahead)
+                           while_waiting=parse_ahead, knowledge=options.knowledge)
     warnings = unparsable_files(index, analyses)
     candidates = [a for a in analyses if would_decouple(a, limits)]
     patches, refusals = ([], {}) if options.analyse_only else build_patches(index, candidates, options.markers, options.presented,

@@ -89,6 +89,11 @@ def class_entry(a: ClassAnalysis, v: Verdict, inlined: list[str]) -> dict:
         "init_reuse": a.init_reuse,
         "kept": kept,
         "dropped": dropped,
+        # Dropped on the user's word (--keep proven, --assume-unused): the uses not ruled out.
+        "assumptions": [
+            {"member": n, "kind": members[n][0].kind, "uses": [e.as_dict() for e in sorted(evs, key=evidence_order(cls.name))]}
+            for n, evs in sorted(a.assumptions.items()) if n in members
+        ],
         "dropped_side_effects": [s.as_dict() for s in _dedup(a.side_effects)],
         "kept_for_effect": [s.as_dict() for s in _dedup(a.kept_for_effect)],
         "hazards": [h.as_dict() for h in _dedup(a.hazards + a.unsafe)],

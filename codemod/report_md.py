@@ -48,6 +48,7 @@ def render_md(rep: dict, verify: dict | None = None) -> str:
         for c in decoupled:
             out += _risk(c)
         out += [_NOT_CHECKED, ""]
+        out += _assumptions(decoupled)
         out.append("## How tested\n")
         out += _tested(rep, verify)
     elif rep.get("tests"):
@@ -129,6 +130,22 @@ def _measured(verify: dict | None) -> list[str]:
             out.append(f"- `{cls}`: " + "; ".join(bits) + ".")
     out.append("")
     return out
+
+
+def _assumptions(classes: list[dict]) -> list[str]:
+    """The members dropped on the user's word, each with the uses that could not be ruled out."""
+    rows = [(c, a) for c in classes for a in c.get("assumptions", [])]
+    if not rows:
+        return []
+    out = ["## Assumptions to review\n",
+           "Dropped on your word (`--keep proven` or `--assume-unused`), not on proof: each use below is on an object "
+           "whose type the analysis could not tell. If one of them can hold an instance of the class, that code "
+           "now fails there.\n"]
+    for c, a in rows:
+        uses = "; ".join(f"`{u['file']}:{u['line']}` {_md(u['use'])}" for u in a["uses"][:3])
+        more = f"; and {len(a['uses']) - 3} more (report.json)" if len(a["uses"]) > 3 else ""
+        out.append(f"- `{c['name']}.{a['member']}`: {uses}{more}")
+    return out + [""]
 
 
 def _risk(c: dict) -> list[str]:

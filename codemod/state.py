@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from .ast_util import first_param, is_static, naming_line, pos, setters, walk
 from .facts import SETTER, MethodEffects, collect, method_effects
 from .index import ClassInfo, Index, ModuleInfo
-from .model import ClassAnalysis, Evidence
+from .model import ClassAnalysis, Evidence, Knowledge
 from .index import enclosing
 from .receiver_typing.typing_flow import Flow, enclosing_class
 
@@ -25,6 +25,7 @@ class ClassState:
     a: ClassAnalysis
     all_uses: bool = False  # list every outside use, not only a member's first
     progress: object = None  # (done, total, what) -> None
+    knowledge: Knowledge = field(default_factory=Knowledge)  # what the user states (--keep proven, --assume-unused)
     queue: list[str] = field(default_factory=list)  # kept members not yet followed into P's code
     super_reached: set[str] = field(default_factory=set)  # members C's super().m() calls run
     flow: Flow | None = None  # receiver typing, built by the first rule that needs it
@@ -37,6 +38,12 @@ class ClassState:
     _init_reach: MethodEffects | None = None  # what P.__init__'s own self calls reach, built on first use
     _staying: list | None = None  # the classes of the tree that stay in C's MRO, built on first use
     _built: set[str] | None = None  # attributes P.__init__ constructs or allocates, built on first use
+
+    def assume(self, name: str, ev: Evidence) -> None:
+        """A use of ``name`` that the user's word (``knowledge``) says is no reason to keep it."""
+        lst = self.a.assumptions.setdefault(name, [])
+        if all((e.file, e.line, e.use) != (ev.file, ev.line, ev.use) for e in lst):
+            lst.append(ev)
 
     def need(self, name: str, ev: Evidence) -> bool:
         """Keep ``name`` because of ``ev``; True when it was not kept before."""

@@ -51,8 +51,15 @@ use could not be ruled out"). Annotations are trusted, and the tree is taken to 
 program: code outside it that stores into the tree's objects is not seen.
 Writes count only for properties (a write elsewhere needs the setter).
 
+What the user knows and the analysis cannot prove is theirs to state: under ``--keep proven``
+(or ``--assume-unused C.member`` for one member) a use whose strength is *unknown* keeps
+nothing; it is recorded as an assumption, and report.md lists it under "Assumptions to
+review" with each such use. A shown use still keeps the member (and ``--assume-unused`` on such
+a member is a usage error that prints the use).
+
 ## Fix safety
-Keeping is always safe.
+Keeping is always safe. A member dropped on the user's word is as safe as the word: the report
+shows it as an assumption, never as a fact.
 """
 
 from __future__ import annotations
@@ -144,6 +151,10 @@ def run(st, out: Scanned) -> bool:
                 continue  # already kept on a use as weak as this one
             sure = "an instance of" if verdict == Receiver.YES else "possibly an instance of"
             ev = Evidence(rel, line, f"{how} of .{name} on {ast.unparse(recv)[:60]} ({sure} {a.cls.name}; {note})", ID, strength)
+            if strength != SHOWN and st.knowledge.assumes(a.cls.name, name):
+                st.assume(name, ev)  # the user's word: no reason to keep (an assumption in the report)
+                out.assumptions.append((name, ev))
+                continue
             if strength == SHOWN:
                 strong.add(name)
             st.need(name, ev)

@@ -2,11 +2,13 @@
 
 Skips cleanly without CUDA (CI has none). On the lent H200, through the bundle:
     source .gpu-bundle/activate.sh && python3 -m pytest tests/gpu -m gpu -s
+(``DECOUPLE_GPU_ARGS="--keep proven"`` verifies the patch made with those options.)
 """
 
 import importlib.util
 import json
 import os
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -42,7 +44,9 @@ def verified(tmp_path_factory):
     out = Path(os.environ.get("DECOUPLE_GPU_OUT") or tmp_path_factory.mktemp("gpu-out"))
     root = tmp_path_factory.mktemp("sglang-root")
     shutil.copytree(installed_sglang(), root / "sglang", ignore=lambda d, names: [n for n in names if not (n.endswith(".py") or (Path(d) / n).is_dir()) or n == "__pycache__"])
-    code, _, err = run_cli(root, "--class", "TRTLLMHAAttnBackend", "--class", "TRTLLMHAAttnMultiStepDraftBackend", "--output", out)
+    # DECOUPLE_GPU_ARGS: more options for the run that makes the patch ("--keep proven")
+    extra = shlex.split(os.environ.get("DECOUPLE_GPU_ARGS", ""))
+    code, _, err = run_cli(root, "--class", "TRTLLMHAAttnBackend", "--class", "TRTLLMHAAttnMultiStepDraftBackend", "--output", out, *extra)
     assert code == 0, err
     code, _, err = run_cli("verify", "--output", out, "--repeats", os.environ.get("DECOUPLE_GPU_REPEATS", "20"))
     sys.stderr.write(err[-3000:])
