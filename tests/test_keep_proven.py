@@ -149,3 +149,33 @@ def test_the_proven_patch_behaves_the_same_where_the_assumption_holds(project, t
 
     before, after = probe(project), probe(patched)
     assert before == after == "6 3\n"
+
+
+# The route that keeps --keep proven from being safe on SGLang 0.5.23 yet: the draft backend is
+# put in a list that a method of another class walks, reading an attribute of each element
+# (KVIndexTranslator.bind_and_verify_backends, called from eagle_worker_v2.py). The typing
+# follows neither a method's call sites nor the elements of a parameter, so the read is on an
+# object of unknown type, and proven drops a member that really is read.
+BINDER = '''
+class Translator:
+    def bind(self, backends):
+        for backend in backends:
+            if backend.kv is None:
+                backend.kv = self
+
+
+def boot(fast):
+    backends = [fast]
+    Translator().bind(backends)
+    return fast
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="a method's call sites and a parameter's elements are not followed yet (issue 26)")
+def test_proven_keeps_a_member_a_binder_reads_on_each_element_of_a_list(tmp_path):
+    root = tmp_path / "proj"
+    write_files(root, {"pkg/__init__.py": "", "pkg/base.py": BASE.replace('bytearray(1 << 16)', 'None'),
+                       "pkg/child.py": CHILD, "pkg/user.py": BINDER + "\n\nfrom .child import Fast\nBOOTED = boot(Fast(2))\n"})
+    code, err, report = _run(root, tmp_path / "out", "--keep", "proven")
+    assert code == 0, err
+    assert "kv" in _kept(report)
