@@ -151,11 +151,8 @@ def test_the_proven_patch_behaves_the_same_where_the_assumption_holds(project, t
     assert before == after == "6 3\n"
 
 
-# The route that keeps --keep proven from being safe on SGLang 0.5.23 yet: the draft backend is
-# put in a list that a method of another class walks, reading an attribute of each element
-# (KVIndexTranslator.bind_and_verify_backends, called from eagle_worker_v2.py). The typing
-# follows neither a method's call sites nor the elements of a parameter, so the read is on an
-# object of unknown type, and proven drops a member that really is read.
+# A binder: the instance is put in a list that a method of another class walks, reading an
+# attribute of each element (as KVIndexTranslator.bind_and_verify_backends does on SGLang).
 BINDER = '''
 class Translator:
     def bind(self, backends):
@@ -171,11 +168,25 @@ def boot(fast):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="a method's call sites and a parameter's elements are not followed yet (issue 26)")
-def test_proven_keeps_a_member_a_binder_reads_on_each_element_of_a_list(tmp_path):
+def _binder(tmp_path, user_extra="", tail=""):
     root = tmp_path / "proj"
     write_files(root, {"pkg/__init__.py": "", "pkg/base.py": BASE.replace('bytearray(1 << 16)', 'None'),
-                       "pkg/child.py": CHILD, "pkg/user.py": BINDER + "\n\nfrom .child import Fast\nBOOTED = boot(Fast(2))\n"})
+                       "pkg/child.py": CHILD, "pkg/user.py": BINDER + user_extra + "\n\nfrom .child import Fast\nBOOTED = boot(Fast(2))\n" + tail})
     code, err, report = _run(root, tmp_path / "out", "--keep", "proven")
     assert code == 0, err
+    return report
+
+
+def test_proven_keeps_a_member_a_binder_reads_on_each_element_of_a_list(tmp_path):
+    report = _binder(tmp_path)
     assert "kv" in _kept(report)
+    ev = next(k for k in report["classes"][0]["kept"] if k["member"] == "kv")["evidence"][0]
+    assert (ev["file"], ev["line"], ev["strength"]) == ("pkg/user.py", 5, "shown")
+
+
+def test_near_miss_a_list_handed_to_other_code_is_unknown_so_proven_assumes(tmp_path):
+    # fill() may add anything to the list before the binder walks it: the elements are unknown
+    report = _binder(tmp_path, "\n\ndef fill(xs):\n    pass\n\n\ndef boot2(fast):\n    backends = [fast]\n    fill(backends)\n"
+                               "    Translator().bind(backends)\n", tail="BOOTED2 = boot2(Fast(3))\n")
+    assert "kv" in _assumed(report)
+    assert any("is passed on where what is added to it is not followed" in u["use"] for u in _assumed(report)["kv"])

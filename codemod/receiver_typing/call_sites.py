@@ -1,5 +1,5 @@
-"""Where a module-level function, or a class's ``__init__``, is called from: every call site in
-the tree, or why they cannot all be known.
+"""Where a module-level function, a method or a class's ``__init__`` is called from: every call
+site in the tree, or why they cannot all be known.
 
 ``type_names`` follows a parameter to the arguments at these sites. The list is complete only
 when every mention of the function's name is a call, or a use that cannot call it: an import,
@@ -8,6 +8,10 @@ a definition, an annotation, a class tested by ``isinstance``/``issubclass`` or 
 other mention (an alias, ``functools.partial(f, x)``, ``map(f, xs)``, a dict of factories, a
 decorator that wraps it, a store that replaces it) hands the function to code that may call it
 with anything, and the answer is unknown, with the place that says so.
+
+A method's sites are the calls of an attribute of its name on any receiver (``x.m(...)``,
+``self.m(...)``, ``super().m(...)``, ``K.m(obj, ...)`` with the instance as first argument),
+with the same checks on every other mention of the name.
 
 For ``__init__`` of a class K the sites are the calls of K and of every subclass without an
 ``__init__`` of its own; ``super().__init__(...)`` and ``X.__init__(self, ...)`` in the
@@ -56,6 +60,26 @@ def function_sites(index: Index, mod: ModuleInfo, fn: ast.FunctionDef) -> Sites:
     out: list = []
     why = _mentions(index, fn.name, out)
     return Sites(None if why else out, why)
+
+
+def method_sites(index: Index, cls: ClassInfo, fn: ast.FunctionDef) -> Sites:
+    """The call sites of a method ``fn`` of ``cls``: every call of an attribute of that name,
+    whatever its receiver (a call on another class's method of the same name only adds
+    arguments), ``shift`` 1 where the receiver is a class (``K.method(obj, ...)``)."""
+    odd = next((d for d in fn.decorator_list if decorator_name(d) not in TRANSPARENT - {"staticmethod"}), None)
+    if odd is not None:
+        return Sites(None, f"{fn.name}() is decorated by `{decorator_name(odd)}`, which may call it with anything ({cls.file}:{fn.lineno})")
+    found: list = []
+    why = _mentions(index, fn.name, found)
+    if why:
+        return Sites(None, why)
+    out = []
+    for mod, call, _ in found:
+        func = call.func
+        unbound = (func.__class__ is ast.Attribute and dotted_name(func.value) is not None
+                   and not is_super_call(func.value) and index.resolve_class(mod.qualify(func.value)) is not None)
+        out.append((mod, call, 1 if unbound else 0))
+    return Sites(out)
 
 
 def init_sites(index: Index, cls: ClassInfo) -> Sites:

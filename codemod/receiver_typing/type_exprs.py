@@ -51,6 +51,7 @@ from ..index import ClassInfo, Index, ModuleInfo, OverBudget, scope_of
 from .type_annotations import EXACT, NAMELESS_BASES, PLAIN_BASES, UNREACHED, annotation_types, shown_code
 from .type_attrs import Attributes
 from .type_calls import Calls
+from .type_containers import Containers
 from .type_elements import Elements
 from .type_stores import Stores
 from .type_names import Names
@@ -64,7 +65,7 @@ _ROUNDS = 8  # a cycle that has not settled after this many rounds is unknown
 _OVER = ("over budget",)  # the mark of an answer cut short, which is never memoised
 
 
-class Types(Calls, Attributes, Elements, Stores, Names):
+class Types(Calls, Attributes, Elements, Containers, Stores, Names):
     """What an expression of the tree may evaluate to, for one target class (whose relation to
     each type decides when a parameter's annotation is enough, and when its call sites are needed)."""
 

@@ -10,7 +10,8 @@ scope's. A module's global also takes the stores into it as an attribute of the 
 other modules (``user.c = v``, where ``user`` names that module). A parameter whose annotation does
 not decide takes the arguments at every call site of its function (``call_sites``: for a
 module-level function or an ``__init__``, unknown when a mention of the name may hand it to
-other code), and its default where a call leaves it out; a call site in code the rewrite drops
+other code; for a method, only where the elements of a container it is handed are asked for,
+``type_containers``), and its default where a call leaves it out; a call site in code the rewrite drops
 does not count.
 Every other way of binding the name makes it unknown, so that none passes for no binding at
 all: unpacking (except a literal of the same shape, taken position by position), an augmented
@@ -22,8 +23,8 @@ from __future__ import annotations
 
 import ast
 
-from ..ast_util import dotted_name, names_bound, walk
-from .call_sites import function_sites, init_sites
+from ..ast_util import decorator_name, dotted_name, names_bound, walk
+from .call_sites import function_sites, init_sites, method_sites
 from ..index import ModuleInfo, OverBudget, enclosing_def, scope_of
 from ..model import Receiver
 from .type_annotations import UNREACHED, annotation_types, shown_code
@@ -32,11 +33,12 @@ from .type_annotations import UNREACHED, annotation_types, shown_code
 class Names:
     """What names and parameters hold, for ``Types``."""
 
-    def _param_flow(self, mod: ModuleInfo, fn: ast.FunctionDef, pname: str) -> list[str] | None:
-        """Types of a parameter from the arguments at every call site in the tree."""
-        return self._memo(("param", mod.rel, fn.lineno, pname), lambda: self._param_sites(mod, fn, pname))
+    def _param_flow(self, mod: ModuleInfo, fn: ast.FunctionDef, pname: str, element: bool = False) -> list[str] | None:
+        """Types of a parameter (of its elements, with ``element``) from the arguments at every
+        call site in the tree."""
+        return self._memo(("param", mod.rel, fn.lineno, pname, element), lambda: self._param_sites(mod, fn, pname, element))
 
-    def _param_sites(self, mod: ModuleInfo, fn: ast.FunctionDef, pname: str) -> list[str] | None:
+    def _param_sites(self, mod: ModuleInfo, fn: ast.FunctionDef, pname: str, element: bool = False) -> list[str] | None:
         _, cls = enclosing_def(mod, fn.body[0]) if fn.body else (None, None)
         params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
         if fn.name == "__init__" and cls is not None:
@@ -45,6 +47,12 @@ class Names:
         elif cls is None and fn in mod.tree.body:
             callee = fn.name
             found = self._sites(("function sites", mod.rel, fn.name), lambda: function_sites(self.index, mod, fn))
+        elif cls is not None and fn in cls.node.body and element:
+            # A method's sites, followed for the elements of a container handed to it (a binder
+            # that walks a list of backends); the first parameter is the instance unless static.
+            static = any(decorator_name(d) == "staticmethod" for d in fn.decorator_list)
+            callee, params = fn.name, params if static else params[1:]
+            found = self._sites(("method sites", cls.qualname, fn.name), lambda: method_sites(self.index, cls, fn))
         else:
             self.unknown(f"what {fn.name}() is called with is not followed ({mod.rel}:{fn.lineno})")
             return None
@@ -72,13 +80,13 @@ class Names:
             if arg is None:
                 defaulted = True
                 continue
-            t = self.expr_types(site_mod, arg, call)
+            t = self.element_types(site_mod, arg, call, via=call) if element else self.expr_types(site_mod, arg, call)
             if t is None:
                 return None
             out += t
         if defaulted:
             default = _default(fn, pname)
-            t = [] if default is None else self.expr_types(mod, default, fn)
+            t = [] if default is None else (self.element_types(mod, default, fn) if element else self.expr_types(mod, default, fn))
             if t is None:
                 return None
             out += t
@@ -184,6 +192,8 @@ class Names:
                 return True, self.attr_types(it.attr, element=True)
             if isinstance(it, (ast.List, ast.Tuple)):
                 return True, self.value_types(mod, it, element=True)
+            if isinstance(it, ast.Name):
+                return True, self.element_types(mod, it, node)
             self.unknown(f"{name} is an element of {shown_code(it)}, which is not followed ({mod.rel}:{it.lineno})")
             return True, None
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name and not node.decorator_list:
