@@ -31,7 +31,7 @@ PARALLEL_FROM = 1000  # files; below this a second process costs more than it sa
 SNAPSHOT_VERSION = 3
 KEEP = 8  # snapshots kept (one per tree)
 
-Meta = tuple  # (size, mtime_ns, sha1 digest) of one file, or None when unreadable
+Meta = tuple | None  # (size, mtime_ns, sha1 digest) of one file, or None when unreadable
 
 
 def words_in(data: bytes) -> set[bytes]:
@@ -129,6 +129,7 @@ class WordIndex:
 
     def __init__(self, root: Path, files: list[str], snapshot: Path | None = None):
         self.files = files
+        self._parts: list[tuple[dict, array | None]] = []
         self.code = _code(len(files))
         self.reused = 0  # files whose words came from the snapshot
         self.pending: Path | None = None  # where this index's snapshot is still to be written
@@ -147,7 +148,7 @@ class WordIndex:
         for i, rel in enumerate(files):
             j = where.get(rel)
             prev = old_meta[j] if j is not None else None
-            if prev is not None:
+            if j is not None and prev is not None:
                 try:
                     st = os.stat(root / rel)
                 except OSError:
