@@ -75,7 +75,7 @@ def is_block_statement(s: ast.AST) -> bool:
 
 
 def pos(node: ast.AST) -> Pos:
-    return (node.lineno, node.col_offset)
+    return (node.lineno, node.col_offset)  # type: ignore[attr-defined]
 
 
 def snake_case(name: str) -> str:
@@ -109,7 +109,7 @@ def is_static(fn: ast.FunctionDef) -> bool:
     return any(decorator_name(d) == "staticmethod" for d in fn.decorator_list)
 
 
-def setters(cls: ast.ClassDef) -> dict[str, ast.FunctionDef]:
+def setters(cls: ast.ClassDef) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
     """The ``@name.setter`` functions of a class body, by property name: an assignment to
     ``self.name`` runs them."""
     return {s.name: s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -128,7 +128,7 @@ def span(node: ast.AST | None) -> int:
     """Lines a node covers (0 for none)."""
     if node is None:
         return 0
-    return (getattr(node, "end_lineno", node.lineno) or node.lineno) - node.lineno + 1
+    return (getattr(node, "end_lineno", node.lineno) or node.lineno) - node.lineno + 1  # type: ignore[attr-defined]
 
 
 def rebound(fn: ast.FunctionDef, name: str) -> bool:
@@ -156,7 +156,7 @@ def bind_arguments(fn: ast.FunctionDef, call: ast.Call, method: bool = True) -> 
     given = call.args[1:] if explicit_self else call.args
     bound: dict[str, ast.AST] = dict(zip(params, given))
     bound.update({k.arg: k.value for k in call.keywords if k.arg is not None})
-    defaults = dict(zip([p.arg for p in positional][len(positional) - len(args.defaults):], args.defaults))
+    defaults: dict[str, ast.AST] = dict(zip([p.arg for p in positional][len(positional) - len(args.defaults):], args.defaults))
     defaults.update({p.arg: d for p, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
     opaque = any(isinstance(g, ast.Starred) for g in given) or any(k.arg is None for k in call.keywords)
     return Binding(bound, defaults, opaque)
@@ -215,11 +215,11 @@ def source_segment(text: str, node: ast.AST) -> str:
     splits the text into lines with a loop over its characters at every call (30 ms for a
     module of 2,000 lines; one regex takes 2 ms)."""
     lines = _PARSER_LINE.findall(text)
-    first, last = node.lineno - 1, node.end_lineno - 1
+    first, last = node.lineno - 1, node.end_lineno - 1  # type: ignore[attr-defined]
     if first == last:
-        return lines[first].encode()[node.col_offset:node.end_col_offset].decode()
-    head = lines[first].encode()[node.col_offset:].decode()
-    tail = lines[last].encode()[:node.end_col_offset].decode()
+        return lines[first].encode()[node.col_offset:node.end_col_offset].decode()  # type: ignore[attr-defined]
+    head = lines[first].encode()[node.col_offset:].decode()  # type: ignore[attr-defined]
+    tail = lines[last].encode()[:node.end_col_offset].decode()  # type: ignore[attr-defined]
     return "".join([head, *lines[first + 1:last], tail])
 
 

@@ -31,7 +31,7 @@ PARALLEL_FROM = 1000  # files; below this a second process costs more than it sa
 SNAPSHOT_VERSION = 3
 KEEP = 8  # snapshots kept (one per tree)
 
-Meta = tuple  # (size, mtime_ns, sha1 digest) of one file, or None when unreadable
+Meta = tuple | None  # (size, mtime_ns, sha1 digest) of one file, or None when unreadable
 
 
 def words_in(data: bytes) -> set[bytes]:
@@ -186,6 +186,7 @@ class WordIndex:
         """``begun``: the build ``begin`` started for these files (else it starts here)."""
         begun = begun or begin(root, files, snapshot)
         self.files = files
+        self._parts: list[tuple[dict, array | None]] = []
         self.code = _code(len(files))
         self.pending: Path | None = None  # where this index's snapshot is still to be written
         parts, fresh_meta = begun.build.finish() if begun.build is not None else ([], {})

@@ -36,7 +36,7 @@ class Relation:
     target: ClassInfo
     index: Index
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.ancestors = set(self.index.ancestors(self.target)) | {"builtins.object", "object"}
         # A class that a subclass of C also derives from (``class D(T, C)``) may hold a C.
         self.joint = {q for sub in self.index.subclasses_deep(self.target) for q in self.index.ancestors(sub)}
@@ -140,10 +140,10 @@ class Flow:
         fn = scope_of(mod, at)
         if fn is mod.tree:
             return False
-        a = fn.args
+        a = fn.args  # type: ignore[attr-defined]
         ann = next((p.annotation for p in a.posonlyargs + a.args + a.kwonlyargs if p.arg == recv.id), None)
         types = annotation_types(mod, ann) if ann is not None else None
-        return bool(types) and self._named(types)
+        return bool(types) and self._named(types)  # type: ignore[arg-type]
 
     def _typed(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST, parses: int | None = None) -> tuple[str, str, bool]:
         guard = self._isinstance_guard(mod, recv, at)
@@ -204,7 +204,7 @@ class Flow:
         None when a base outside the tree may give it others."""
         if self._may_have is _UNSET:
             self._may_have = self.types.attribute_names([self.rel.target] + self.index.subclasses_deep(self.rel.target))
-        return self._may_have
+        return self._may_have  # type: ignore[return-value]
 
     def _isinstance_guard(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> list[str] | None:
         key = ast.dump(recv)
