@@ -240,18 +240,21 @@ class Tree:
             out[rel] = [st.st_size, st.st_mtime_ns]
         return out
 
-    def grep(self, pattern, words: tuple[str, ...] | None = None) -> list[str]:
+    def grep(self, pattern, words: tuple[str, ...] | None = None, among=None) -> list[str]:
         """Files whose text matches: the cheap prefilter that runs before any parse.
 
         ``pattern``: a regex (string or compiled), or a function of the text returning a bool.
 
         ``words``: identifiers of which the file must contain at least one; files
         without any are skipped before the regex runs (looked up in the word index).
+        ``among``: only these files (a set), when given.
         """
         if isinstance(pattern, str):
             pattern = re.compile(pattern)
         test = pattern.search if isinstance(pattern, re.Pattern) else pattern
         candidates = self.files if words is None else self.files_with_words(words)
+        if among is not None:
+            candidates = [rel for rel in candidates if rel in among]
         out = []
         for rel in candidates:
             text = self.peek(rel)

@@ -262,6 +262,13 @@ class Index:
         # Called with each module asked for, while set: a budget on the modules some work may
         # need, which stops it by raising OverBudget (parsing is most of what a run costs).
         self.meter = None
+        self._once: dict[str, object] = {}
+
+    def once(self, key: str, compute):
+        """``compute()``, once per run: a search of the whole tree that every class asks alike."""
+        if key not in self._once:
+            self._once[key] = compute()
+        return self._once[key]
 
     def module(self, rel: str) -> ModuleInfo | None:
         if self.meter is not None:

@@ -151,16 +151,17 @@ def check_outside(st) -> None:
 
 def _outside_sites(index) -> list:
     """Every site of the tree, found once per run: (module, node, receivers, what)."""
-    found = index.__dict__.get("_reflection_sites")
-    if found is not None:
-        return found
+    return index.once("reflection sites", lambda: _find_outside_sites(index))
+
+
+def _find_outside_sites(index) -> list:
     tree = index.tree
     # An accessor passed as a value needs an applier beside it: both words, then the text has
     # it followed by a comma or a parenthesis (`reduce(getattr, ...)`, `partial(getattr)`).
     appliers = set(tree.files_with_words(APPLIER_WORDS))
-    rels = [r for r in tree.files_with_words(tuple(sorted(ACCESSORS))) if r in appliers]
+    passed = tree.grep(_passed, words=tuple(sorted(ACCESSORS)), among=appliers)
     found = []
-    for rel in sorted(set(_with_accessor_values(tree, rels)) | set(tree.files_with_words(GETTER_WORDS))):
+    for rel in sorted(set(passed) | set(tree.files_with_words(GETTER_WORDS))):
         mod = index.module(rel)
         if mod is None:
             continue
@@ -169,18 +170,7 @@ def _outside_sites(index) -> list:
             hit = computed_access(node, parents)
             if hit is not None:
                 found.append((mod, node, *hit))
-    index.__dict__["_reflection_sites"] = found
     return found
-
-
-def _with_accessor_values(tree, rels: list[str]) -> list[str]:
-    """The files whose text has an accessor followed by a comma or a parenthesis."""
-    out = []
-    for rel in rels:
-        text = tree.peek(rel)
-        if text is not None and _passed(text):
-            out.append(rel)
-    return out
 
 
 # A regex that starts with the accessors' names costs several times the rest of the run on these
