@@ -152,24 +152,34 @@ def _loads(node: ast.AST) -> set[str]:
 def inlined_free(a) -> set[str]:
     """Globals the kept statements of P's __init__ read."""
     init, sl = a.parent_init, a.init_slice
-    if init is None or sl is None or not sl.kept:
+    if init is None:
         return set()
-    local = _bound_in(init)
     out = set()
-    for s in walk(init):
-        if isinstance(s, ast.stmt) and pos(s) in sl.kept and s is not init:
-            out |= _loads(s) if not isinstance(s, (ast.If, ast.For, ast.While, ast.With, ast.Try)) else _header_loads(s)
-    return (out - local - {first_param(init)}) | _defaults_read(a)
+    if sl is not None and sl.kept:
+        for s in walk(init):
+            if isinstance(s, ast.stmt) and pos(s) in sl.kept and s is not init:
+                out |= _loads(s) if not isinstance(s, (ast.If, ast.For, ast.While, ast.With, ast.Try)) else _header_loads(s)
+        out -= _bound_in(init) | {first_param(init)}
+    return out | _defaults_read(a)
 
 
 def _defaults_read(a) -> set[str]:
     """Globals read by the defaults the inline rule writes into the class: of the parameters the
     slice reads and the class's call leaves to their defaults (or to a forwarded mapping). A
-    default is evaluated in the parent's module, so its names are bound as the kept statements' are."""
+    default is evaluated in the parent's module, so its names are bound as the kept statements' are.
+    A class without an ``__init__`` gets the parent's whole signature (``add_init``): every default
+    and annotation of it is read where the class is defined."""
     init, sl, call = a.parent_init, a.init_slice, a.super_init_call
-    if call is None or "__init__" not in a.cls.methods:
+    if init is None:
         return set()
     args = init.args
+    if "__init__" not in a.cls.methods:
+        params = args.posonlyargs + args.args + args.kwonlyargs + [p for p in (args.vararg, args.kwarg) if p is not None]
+        exprs = list(args.defaults) + [d for d in args.kw_defaults if d is not None]
+        exprs += [p.annotation for p in params if p.annotation is not None] + ([init.returns] if init.returns is not None else [])
+        return set().union(*(_loads(e) for e in exprs))
+    if call is None or sl is None:
+        return set()
     positional = args.posonlyargs + args.args
     pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
     pairs += [(p, d) for p, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]

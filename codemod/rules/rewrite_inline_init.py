@@ -314,7 +314,10 @@ def rewrite_init(ctx, fn: cst.FunctionDef, inlined: list[cst.BaseStatement]) -> 
 def add_init(ctx, body, inlined):
     """A new __init__ with P's signature for a class that had none."""
     pinit = ctx.a.parent_init
-    params = ctx.p.stmt(pinit).params
+    # Defaults and annotations are evaluated where the class is defined: spelt as the parent's
+    # module means them (an alias where the class's module binds the name otherwise).
+    mapping = {n: cst.Name(ctx.aliases[n][0]) for n in rewrite_bind_names.inlined_free(ctx.a) & set(ctx.aliases)}
+    params = rename(ctx.p.stmt(pinit).params, mapping)
     fn = cst.FunctionDef(
         name=cst.Name("__init__"),
         params=params,

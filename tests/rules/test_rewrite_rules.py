@@ -285,3 +285,46 @@ def test_near_misses_keep_the_parent_code(tmp_path, files, kept_text):
     after, v = patch(tmp_path, files)
     assert v.decision == "decouple", v.reason
     assert kept_text in after
+
+
+# A class without __init__ gets the parent's signature: its defaults are evaluated where the
+# class is defined, so a name the class's module binds otherwise is aliased (DC608).
+SIGNATURE_BASE = """
+LIMIT = 8
+Kind = str
+
+
+class Parent:
+    def __init__(self, n=LIMIT, tag: Kind = None):
+        self.n = n
+        self.table = [bytearray(1 << 10) for _ in range(4)]
+
+    def unused(self):
+        return len(self.table)
+"""
+SIGNATURE_CHILD = """
+from .base import {imported}
+
+LIMIT = {value}
+Kind = {kind}
+
+
+class Child(Parent):
+    def size(self):
+        return self.n
+"""
+
+
+@pytest.mark.parametrize("imported, value, kind, expected_head", [
+    pytest.param("Parent", "99", "bytes", "from .base import LIMIT as LIMIT_base, Kind as Kind_base\n",
+                 id="DC608-a-default-the-class-module-binds-otherwise"),
+    pytest.param("Kind, LIMIT, Parent", "LIMIT", "Kind", "from .base import Kind, LIMIT\n", id="near-miss-the-same-objects"),
+])
+def test_a_new_init_spells_the_parent_defaults_as_the_parent_module_means_them(tmp_path, imported, value, kind, expected_head):
+    from ruletools import run_both
+
+    files = {"base.py": dedent(SIGNATURE_BASE), "child.py": dedent(SIGNATURE_CHILD.format(imported=imported, value=value, kind=kind))}
+    before, after, text = run_both(tmp_path, files, "from pkg.child import Child\n"
+                                   "print(Child().size(), Child(3).size(), Child.__init__.__annotations__['tag'])\n")
+    assert text is not None and text.startswith(expected_head), text
+    assert "raised" not in before and after == before
