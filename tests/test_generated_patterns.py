@@ -13,7 +13,9 @@ registry, a global dict, a callback list, a holder that keeps it to itself, a ho
 registers it; the probe counts what is published), a child method that falls back to
 the parent's through ``super()``, and the shapes of issue 25: a parent with a second base (a
 cooperative mixin, before or after), ``super(Parent, self)``, the child calling the parent's
-``__init__`` under an import alias, a class attribute merged along the MRO, an assignment in the
+``__init__`` under an import alias or not defining one (the parent's signature is then written
+into it, its default read from a module constant that the child's module may bind otherwise), a
+class attribute merged along the MRO, an assignment in the
 parent's ``__init__`` that runs a property setter, ``getattr`` passed to ``functools.reduce``,
 and a table keyed by class that a walk along the instance's MRO looks up. The tool runs on each; where it
 patches, a probe runs against the original and the patched package in fresh interpreters, and
@@ -70,7 +72,8 @@ def pieces(draw):
     p["explicit_base_init"] = draw(st.booleans())
     p["two_arg_super"] = draw(st.booleans())  # super(Parent, self).__init__(...) where not explicit
     p["mixin"] = draw(st.sampled_from(["none", "first", "second"]))  # a second base of the parent, and where
-    p["child_call"] = draw(st.sampled_from(["super", "alias"]))  # BaseParent.__init__(self, ...) under an import alias
+    # BaseParent.__init__(self, ...) under an import alias, or no __init__ at all (the parent's runs)
+    p["child_call"] = draw(st.sampled_from(["super", "alias", "inherit"]))
     p["mro_walk"] = draw(st.booleans())  # the parent's __init__ merges a class attribute along the MRO
     p["helper_sets"] = draw(st.lists(st.sampled_from(["alpha", "gamma", "delta"]), max_size=2, unique=True))  # _setup() assigns these
     p["hook"] = draw(st.sampled_from(["none", "parent", "child", "both"]))  # configure(): who defines it
@@ -79,7 +82,7 @@ def pieces(draw):
     p["dunders"] = draw(st.lists(st.sampled_from(["__repr__", "__len__", "__eq__", "__add__"]), max_size=2, unique=True))
     p["class_attr"] = draw(st.sampled_from(["none", "same", "overridden"]))
     p["forward"] = draw(st.sampled_from(["positional", "keyword", "default", "kwargs"]))
-    p["clash"] = draw(st.lists(st.sampled_from(["helper", "SCALE"]), max_size=2, unique=True))
+    p["clash"] = draw(st.lists(st.sampled_from(["helper", "SCALE", "NAME"]), max_size=3, unique=True))
     p["exception"] = draw(st.booleans())
     p["validation"] = draw(st.sampled_from(["none", "raise", "assert", "self-check", "module-check"]))
     p["fallback"] = draw(st.sampled_from(["none", "label", "plan"]))  # the child overrides it and calls super()
@@ -178,11 +181,11 @@ def render(p) -> tuple[dict[str, str], str]:
         class_attr += "    messages = {'parent': 1}\n"
     parent = (
         f"import functools\n\nfrom .base import {'Base' if p['mixin'] == 'none' else 'Base, Mixin'}\n\n"
-        "SCALE = 2\nREGISTRY = {}\nLISTENERS = []\n\n\ndef helper(x):\n    return x + 1\n\n\n"
+        "SCALE = 2\nNAME = 'p'\nREGISTRY = {}\nLISTENERS = []\n\n\ndef helper(x):\n    return x + 1\n\n\n"
         "def register(obj):\n    REGISTRY[id(obj)] = obj\n\n\ndef check(n):\n    if n == 0:\n        raise ValueError('zero')\n\n\n"
         "class Holder:\n    def __init__(self, owner):\n        self.owner = owner\n        self.size = len(owner.beta)\n\n\n"
         "class Watcher:\n    def __init__(self, owner):\n        self.owner = owner\n        register(owner)\n\n\n"
-        f"class Parent({bases}):\n{class_attr}\n    def __init__(self, n, name='p', **extra):\n" + "\n".join(init) + "\n\n" + "\n".join(methods)
+        f"class Parent({bases}):\n{class_attr}\n    def __init__(self, n, name=NAME, **extra):\n" + "\n".join(init) + "\n\n" + "\n".join(methods)
     )
     call = {"positional": "super().__init__(n, 'c')", "keyword": "super().__init__(n, name='c')",
             "default": "super().__init__(n)", "kwargs": "super().__init__(n, **extra)"}[p["forward"]]
@@ -207,7 +210,8 @@ def render(p) -> tuple[dict[str, str], str]:
     child_methods.append(f"    def look(self):\n        return [{', '.join(exprs)}]\n")
     if p["mro_walk"]:
         child_methods.append("    def msgs(self):\n        return sorted(self.merged)\n")
-    clash = "".join({"helper": "\n\ndef helper(x):\n    return x * 100\n", "SCALE": "\nSCALE = 10\n"}[c] for c in p["clash"])
+    clash = "".join({"helper": "\n\ndef helper(x):\n    return x * 100\n", "SCALE": "\nSCALE = 10\n", "NAME": "\nNAME = 'other'\n"}[c]
+                    for c in p["clash"])
     if "helper" not in p["clash"]:
         clash += "\n\ndef helper(x):\n    return x + 1\n"
     if "SCALE" not in p["clash"]:
@@ -215,7 +219,10 @@ def render(p) -> tuple[dict[str, str], str]:
     imported = "Parent as BaseParent" if p["child_call"] == "alias" else "Parent"
     spelled = "BaseParent" if p["child_call"] == "alias" else "Parent"
     child_attr = "    messages = {'child': 2}\n\n" if p["mro_walk"] else ""
-    child = f"from .parent import {imported}\n" + clash + f"\n\nclass Child({spelled}):\n" + child_attr + "\n".join(child_init) + "\n\n" + "\n".join(child_methods)
+    if p["child_call"] == "inherit":
+        child_init = []  # the parent's __init__ runs: the rewrite writes one with its signature
+    child = (f"from .parent import {imported}\n" + clash + f"\n\nclass Child({spelled}):\n" + child_attr
+             + ("\n".join(child_init) + "\n\n" if child_init else "") + "\n".join(child_methods))
     # The probe observes only what code in the tree uses: what is used nowhere may go.
     seen = [f"c.{o}" for o in p["outside"]] + (["c.on_event(1)"] if p["stores_handler"] else [])
     seen += {"none": [], "subclass": ["Sub(c).read()"], "wire": ["wire(Holder(), c)"], "or": ["wire_or(Holder(), c)"],
