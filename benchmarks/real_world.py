@@ -109,6 +109,12 @@ LIBS: dict[str, dict] = {
                     pytest=["tests"]),
     "transitions": dict(version="0.9.2", root=".", packages=["transitions"],
                         test_deps=["pytest", "six", "mock", "dill"], pytest=["tests"]),
+    "dnspython": dict(version="2.7.0", root=".", packages=["dns"], test_deps=["pytest"],
+                      pytest=["tests"], env={"NO_INTERNET": "1"}),  # no network in its tests
+    "mutagen": dict(version="1.47.0", root=".", packages=["mutagen"],
+                    test_deps=["pytest", "hypothesis"], pytest=["tests"]),
+    "urwid": dict(version="2.6.16", root=".", packages=["urwid"], test_deps=["pytest"],
+                  pytest=["tests"]),
     "rich": dict(version="13.9.4", root=".", packages=["rich"], test_deps=["pytest"],
                  pytest=["tests"]),  # its sdist ships no tests: refused below
 }
@@ -275,6 +281,7 @@ def run_suite(name: str, spec: dict, lib: dict, tree: Path, work: Path, tag: str
     else:
         env.pop("RW_DESELECT", None)
     env["HYPOTHESIS_STORAGE_DIRECTORY"] = str(work / "hypothesis")
+    env.update(spec.get("env", {}))
     # make sure the tree under test is what gets imported
     chk = run([lib["py"], "-c",
                f"import {spec['packages'][0]} as m; print(m.__file__)"], cwd=tree, env=env,
