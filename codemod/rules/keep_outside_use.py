@@ -10,9 +10,9 @@ that is, or may be, an instance of the class keeps the member; the evidence says
 receiver was typed, and how strongly the use is established: *shown* when the receiver is
 typed (by an annotation, an assignment or an ``isinstance`` guard) as the class, a subclass
 or one of its bases, *unknown* when its type could not be told. Uses inside the parent's own code that no longer runs on the class do
-not count, nor do uses on ``self`` or ``cls`` in the class's and its parents' code (the usage
-analysis answers for those); a use there on another object (a parameter that may hold the
-class) is typed like any other. By default the search for a member stops at its first shown use; a member with
+not count, nor do uses on what ``self`` or ``cls`` reaches in the class's and its parents' code (the
+usage analysis answers for those); a use there on an object handed in (a parameter that may
+hold the class) is typed like any other. By default the search for a member stops at its first shown use; a member with
 only unknown uses so far is still looked for in the files parsed for other members, but no
 file is parsed only for that (``--all-uses`` searches and lists every use).
 
@@ -155,26 +155,27 @@ def run(st, out: Scanned) -> bool:
 
 
 def _on_own_instance(mod, node: ast.AST, recv: ast.AST) -> bool:
-    """Whether a use in the class's or its parents' code is on the method's own ``self`` or ``cls``
-    (``type(self)``, ``self.__class__``), which the usage analysis of that code answers for. A use
-    there on another object is typed like any other: the parent's code still runs on the parent
-    and may be handed an instance of the class (mutagen's ``MetadataBlock._writeblock(cls, block)``
-    reads ``block._invalid_overflow_size`` on a ``Picture``)."""
+    """Whether a use in the class's or its parents' code is on what the method reaches from its
+    own ``self`` or ``cls`` (``self.x.y``, ``type(self)``), which the usage analysis of that code
+    answers for. A use there on an object handed in or made otherwise is typed like any other:
+    the parent's code still runs on the parent and may be handed an instance of the class
+    (mutagen's ``MetadataBlock._writeblock(cls, block)`` reads ``block._invalid_overflow_size``
+    on a ``Picture``)."""
     if recv is node:
         return True  # attrgetter, methodcaller, a format string, a class pattern: as before
     fn, _ = enclosing_def(mod, node)
-    if fn is None or is_static(fn):
-        return fn is None
-    sn = first_param(fn)
-    if sn is None:
-        return False
-    if isinstance(recv, ast.Name):
-        return recv.id == sn
-    if isinstance(recv, ast.Attribute) and recv.attr == "__class__":
-        return isinstance(recv.value, ast.Name) and recv.value.id == sn
-    if isinstance(recv, ast.Call) and dotted_name(recv.func) == "type" and len(recv.args) == 1:
-        return isinstance(recv.args[0], ast.Name) and recv.args[0].id == sn
-    return False
+    if fn is None:
+        return True
+    sn = None if is_static(fn) else first_param(fn)
+    root = recv
+    while True:
+        if isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        elif isinstance(root, ast.Call) and dotted_name(root.func) == "type" and len(root.args) == 1:
+            root = root.args[0]
+        else:
+            break
+    return isinstance(root, ast.Name) and root.id == sn
 
 
 def attr_use(node: ast.AST, names: set[str]):
