@@ -100,6 +100,21 @@ LIBS: dict[str, dict] = {
                  test_deps=["pytest", "markupsafe", "babel", "lingua"], pytest=["test"]),
     "networkx": dict(version="3.4.2", root=".", packages=["networkx"],
                      test_deps=["pytest"], pytest=["networkx"]),
+    # issue 25, item 9, second campaign: more libraries with many subclass hierarchies
+    "pyasn1": dict(version="0.6.1", root=".", packages=["pyasn1"], test_deps=["pytest"],
+                   pytest=["tests"]),
+    "lark": dict(version="1.2.2", root=".", packages=["lark"], test_deps=["pytest"],
+                 pytest=["tests"]),
+    "astroid": dict(version="3.3.5", root=".", packages=["astroid"], test_deps=["pytest"],
+                    pytest=["tests"]),
+    "transitions": dict(version="0.9.2", root=".", packages=["transitions"],
+                        test_deps=["pytest", "six", "mock", "dill"], pytest=["tests"]),
+    "dnspython": dict(version="2.7.0", root=".", packages=["dns"], test_deps=["pytest"],
+                      pytest=["tests"], env={"NO_INTERNET": "1"}),  # no network in its tests
+    "mutagen": dict(version="1.47.0", root=".", packages=["mutagen"],
+                    test_deps=["pytest", "hypothesis"], pytest=["tests"]),
+    "urwid": dict(version="2.6.16", root=".", packages=["urwid"], test_deps=["pytest"],
+                  pytest=["tests"]),
     "rich": dict(version="13.9.4", root=".", packages=["rich"], test_deps=["pytest"],
                  pytest=["tests"]),  # its sdist ships no tests: refused below
 }
@@ -266,6 +281,7 @@ def run_suite(name: str, spec: dict, lib: dict, tree: Path, work: Path, tag: str
     else:
         env.pop("RW_DESELECT", None)
     env["HYPOTHESIS_STORAGE_DIRECTORY"] = str(work / "hypothesis")
+    env.update(spec.get("env", {}))
     # make sure the tree under test is what gets imported
     chk = run([lib["py"], "-c",
                f"import {spec['packages'][0]} as m; print(m.__file__)"], cwd=tree, env=env,
@@ -528,13 +544,17 @@ def apply_patch(patch_file: Path, tree: Path) -> tuple[bool, str]:
 
 def campaign(name: str, args) -> dict:
     spec = LIBS[name]
-    work = Path(args.work).resolve() / name
+    setup_work = Path(args.work).resolve() / name
+    # --shard K/N: the sdist and the venv are shared, the copies and results are the shard's own
+    work = setup_work / f"shard-{args.shard[0]}" if args.shard else setup_work
     res: dict = dict(library=name, version=spec["version"], tool_commit=TOOL_COMMIT,
                      started=time.strftime("%Y-%m-%d %H:%M:%S"), root=spec["root"])
     t_lib = time.monotonic()
     log(f"== {name} {spec['version']}: setup")
     try:
-        lib = setup_library(name, spec, work)
+        lib = setup_library(name, spec, setup_work)
+        work.mkdir(parents=True, exist_ok=True)
+        (work / "rw_plugin.py").write_text(PLUGIN)
     except Exception as e:  # noqa: BLE001 - reported, campaign moves on
         res["setup_error"] = str(e)[-3000:]
         log(f"== {name}: setup failed: {str(e).splitlines()[0]}")
@@ -580,11 +600,19 @@ def campaign(name: str, args) -> dict:
     res["candidates_total"] = len(cands)
     if args.only:
         cands = [c for c in cands if c["qualname"] in args.only]
+    if args.skip_judged:
+        judged = judged_qualnames(name, args.skip_judged)
+        res["skipped_judged"] = sum(1 for c in cands if c["qualname"] in judged)
+        cands = [c for c in cands if c["qualname"] not in judged]
+    if args.shard:
+        k, n = args.shard
+        cands = cands[k - 1::n]
+        res["shard"] = f"{k}/{n}"
     if args.limit and len(cands) > args.limit:
         # an even, deterministic spread over the sorted list (not just the first modules)
         step = len(cands) / args.limit
         cands = [cands[int((i + args.offset) * step)] for i in range(args.limit)]
-    log(f"   {res['candidates_total']} candidates" + (f", running {len(cands)}" if args.limit else ""))
+    log(f"   {res['candidates_total']} candidates" + (f", running {len(cands)}" if len(cands) != res["candidates_total"] else ""))
     before_all = tree_hash(pristine)
     out_base = work / "out"
     out_base.mkdir(exist_ok=True)
@@ -651,6 +679,40 @@ def campaign(name: str, args) -> dict:
             (args.out_dir / f"{name}.json").write_text(json.dumps(sanitize(part), indent=1) + "\n")
     res["candidates"] = recs
     res["wall_s"] = round(time.monotonic() - t_lib, 1)
+    return res
+
+
+def judged_qualnames(name: str, paths: list[str]) -> set[str]:
+    """The candidates of library NAME that a results JSON already holds: each PATH is a
+    ``<lib>.json`` or a folder searched (recursively) for ``NAME.json``."""
+    out: set[str] = set()
+    for p in map(Path, paths):
+        files = [p] if p.is_file() else sorted(p.rglob(f"{name}.json"))
+        for f in files:
+            res = json.loads(f.read_text())
+            if res.get("library") == name:
+                out |= {r["qualname"] for r in res.get("candidates", [])}
+    return out
+
+
+def merge_shards(name: str, dirs: list[str]) -> dict:
+    """One ``<lib>.json`` from the shards' (``--shard K/N``), candidates in enumeration order;
+    the baseline of every shard is kept (``shard_baselines``), the first one as ``baseline``."""
+    parts = [json.loads((Path(d) / f"{name}.json").read_text()) for d in dirs
+             if (Path(d) / f"{name}.json").exists()]
+    if not parts:
+        raise SystemExit(f"--merge: no {name}.json in {', '.join(dirs)}")
+    res = dict(parts[0])
+    res.pop("shard", None)
+    recs = [r for p in parts for r in p.get("candidates", [])]
+    recs.sort(key=lambda r: (r["file"], r["line"]))
+    res["candidates"] = recs
+    res["shards"] = [p.get("shard") for p in parts]
+    res["shard_baselines"] = [p.get("baseline") for p in parts]
+    res["partial"] = any(p.get("partial") for p in parts)
+    if not res["partial"]:
+        res.pop("partial", None)
+    res["wall_s"] = max((p.get("wall_s") or 0) for p in parts)
     return res
 
 
@@ -793,6 +855,17 @@ def main(argv=None) -> int:
                          "and record whether its verdict agrees with the campaign's (gate.agrees)")
     ap.add_argument("--only", action="append", default=[], metavar="MOD:NAME",
                     help="run only these candidates (repeatable)")
+    ap.add_argument("--skip-judged", action="append", default=[], metavar="PATH",
+                    help="leave out the candidates already in a results JSON: PATH is a <lib>.json "
+                         "or a folder searched recursively for <lib>.json (repeatable)")
+    ap.add_argument("--shard", default="", metavar="K/N",
+                    help="run only every N-th candidate from the K-th on (1 <= K <= N), after "
+                         "--only, --skip-judged and before --limit; N campaigns with K = 1..N and "
+                         "one --work run side by side (shared sdist and venv: set it up first, "
+                         "e.g. with --no-tests), each with its own --out")
+    ap.add_argument("--merge", action="append", default=[], metavar="DIR",
+                    help="write <lib>.json in --out from the shards' DIR/<lib>.json (repeatable), "
+                         "then the summary; runs nothing")
     ap.add_argument("--summary-only", action="store_true",
                     help="only rebuild summary.md from the JSON files in --out")
     ap.add_argument("--list", action="store_true", help="print the pinned table")
@@ -802,13 +875,19 @@ def main(argv=None) -> int:
                          "tests judge the analysis on many more classes (default --out: "
                          "benchmarks/results/real-world-stress)")
     args = ap.parse_args(argv)
+    if args.shard:
+        k, _, n = args.shard.partition("/")
+        args.shard = (int(k), int(n))
+        if not 1 <= args.shard[0] <= args.shard[1]:
+            ap.error("--shard K/N needs 1 <= K <= N")
     if args.list:
         for n, s in LIBS.items():
             print(f"{n}=={s['version']}  root={s['root']}  tests: {' '.join(s['pytest'])}")
         return 0
     cp = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
                         capture_output=True, text=True)
-    TOOL_COMMIT = cp.stdout.strip() or "unknown"
+    # RW_TOOL_COMMIT: where the checkout is a copy without .git (another machine)
+    TOOL_COMMIT = cp.stdout.strip() or os.environ.get("RW_TOOL_COMMIT", "unknown")
     dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "codemod"],
                            capture_output=True, text=True).stdout.strip()
     if args.decouple:
@@ -849,6 +928,11 @@ def main(argv=None) -> int:
         if n not in LIBS:
             ap.error(f"unknown library {n!r}; pinned: {', '.join(LIBS)}")
     for n in args.libs:
+        if args.merge:
+            res = merge_shards(n, args.merge)
+            (out / f"{n}.json").write_text(json.dumps(sanitize(res), indent=1) + "\n")
+            log(f"== {n}: merged {len(res['shards'])} shards: {counts(res)}")
+            continue
         if args.summary_only:
             break
         res = campaign(n, args)

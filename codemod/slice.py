@@ -225,6 +225,11 @@ class Slicer:
         defs |= {("A", a) for eff in effects for a in eff.writes}
         runs_staying_code = any(eff.stays for eff in effects) or (self.stores_run_code and bool(f.writes_attrs))
         call = s.value if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) else None
+        # A method called for its effect alone on a local or a parameter (``fileobj.seek(0)``) may
+        # change the object that a later statement reads (mutagen's ``IffFile``): it defines the name.
+        if (call is not None and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
+                and call.func.value.id in self.locals and call.func.value.id != self.selfname):
+            defs.add(("L", call.func.value.id))
         init_of = call.func.value if call is not None and isinstance(call.func, ast.Attribute) and call.func.attr == "__init__" else None
         is_super_init = init_of is not None and is_super_call(init_of)
         # ``Base.__init__(self, ...)`` named explicitly: a constructor of another class run on this

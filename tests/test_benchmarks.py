@@ -165,3 +165,31 @@ def test_real_world_gate_runs_decouple_test_with_the_suite(tmp_path, monkeypatch
     assert rec["refused"] and rec["rc"] == 3, rec["stderr"]
     assert [b["test"] for b in rec["broken"]] == ["tests.test_child::test_kind"]
     assert rec["before"]["passed"] == 2 and rec["after"]["passed"] == 1
+
+
+def test_real_world_skip_judged_and_merge_of_shards(tmp_path):
+    """--skip-judged reads the qualnames of earlier results; --merge joins the shards'
+    <lib>.json in enumeration order and keeps every shard's baseline."""
+    import json
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import real_world
+    finally:
+        sys.path.pop(0)
+
+    def rec(q, line):
+        return {"qualname": q, "file": "m.py", "line": line, "rc": 0, "decision": "decouple", "has_patch": True,
+                "patch_applied": True, "input_unchanged": True}
+
+    for k, cands in ((1, [rec("m:B", 20)]), (2, [rec("m:A", 10), rec("m:C", 30)])):
+        d = tmp_path / f"shard-{k}"
+        d.mkdir()
+        (d / "lib.json").write_text(json.dumps({"library": "lib", "version": "1", "shard": f"{k}/2", "wall_s": 10 * k,
+                                                "baseline": {"passed_both": 5}, "candidates": cands}))
+    assert real_world.judged_qualnames("lib", [str(tmp_path)]) == {"m:A", "m:B", "m:C"}
+    assert real_world.judged_qualnames("other", [str(tmp_path)]) == set()
+    merged = real_world.merge_shards("lib", [str(tmp_path / "shard-1"), str(tmp_path / "shard-2")])
+    assert [r["qualname"] for r in merged["candidates"]] == ["m:A", "m:B", "m:C"]
+    assert merged["shards"] == ["1/2", "2/2"] and merged["wall_s"] == 20 and len(merged["shard_baselines"]) == 2
+    assert real_world.counts(merged)["patches"] == 3

@@ -10,7 +10,9 @@ that is, or may be, an instance of the class keeps the member; the evidence says
 receiver was typed, and how strongly the use is established: *shown* when the receiver is
 typed (by an annotation, an assignment or an ``isinstance`` guard) as the class, a subclass
 or one of its bases, *unknown* when its type could not be told. Uses inside the parent's own code that no longer runs on the class do
-not count. By default the search for a member stops at its first shown use; a member with
+not count, nor do uses on what ``self`` or ``cls`` reaches in the class's and its parents' code (the
+usage analysis answers for those); a use there on an object handed in (a parameter that may
+hold the class) is typed like any other. By default the search for a member stops at its first shown use; a member with
 only unknown uses so far is still looked for in the files parsed for other members, but no
 file is parsed only for that (``--all-uses`` searches and lists every use).
 
@@ -67,7 +69,8 @@ from __future__ import annotations
 import ast
 import re
 
-from ..ast_util import dotted_name
+from ..ast_util import dotted_name, first_param, is_static
+from ..index import enclosing_def
 from ..model import Evidence, Receiver, Scanned
 from ..state import inside_any
 
@@ -134,7 +137,7 @@ def run(st, out: Scanned) -> bool:
                 # budget then says whether it holds (an annotated parameter whose every call
                 # site is in code the rewrite drops does not; past the budget, the annotation does).
                 continue
-            if rel in chain_files and inside_any(mod, node, chain_nodes):
+            if rel in chain_files and inside_any(mod, node, chain_nodes) and _on_own_instance(mod, node, recv):
                 continue
             if how == "hasattr()" and a.members[name][0].kind != "property" and flow.hasattr_decided(mod, node):
                 continue  # an `and` of duck-typing tests that no instance passes anyway
@@ -160,6 +163,30 @@ def run(st, out: Scanned) -> bool:
             st.need(name, ev)
             out.needs.append((name, ev))
     return True
+
+
+def _on_own_instance(mod, node: ast.AST, recv: ast.AST) -> bool:
+    """Whether a use in the class's or its parents' code is on what the method reaches from its
+    own ``self`` or ``cls`` (``self.x.y``, ``type(self)``), which the usage analysis of that code
+    answers for. A use there on an object handed in or made otherwise is typed like any other:
+    the parent's code still runs on the parent and may be handed an instance of the class
+    (mutagen's ``MetadataBlock._writeblock(cls, block)`` reads ``block._invalid_overflow_size``
+    on a ``Picture``)."""
+    if recv is node:
+        return True  # attrgetter, methodcaller, a format string, a class pattern: as before
+    fn, _ = enclosing_def(mod, node)
+    if fn is None:
+        return True
+    sn = None if is_static(fn) else first_param(fn)
+    root = recv
+    while True:
+        if isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        elif isinstance(root, ast.Call) and dotted_name(root.func) == "type" and len(root.args) == 1:
+            root = root.args[0]
+        else:
+            break
+    return isinstance(root, ast.Name) and root.id == sn
 
 
 def attr_use(node: ast.AST, names: set[str]):

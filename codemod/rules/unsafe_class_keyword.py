@@ -1,21 +1,29 @@
-"""DC303 class-keyword: refuse when the parent's class statement passes keywords to ``__init_subclass__``.
+"""DC303 class-keyword: refuse when the parent's class statement passes keywords to ``__init_subclass__`` or is decorated.
 
 ## What it does
 Marks the class unsafe when the parent (or a class between it and the new base) is
-declared with a class keyword other than ``metaclass=`` (``class P(B, flag=True)``).
+declared with a class keyword other than ``metaclass=`` (``class P(B, flag=True)``), or with a
+class decorator (``@total_ordering``, ``@dataclass``, a registry's ``@register``).
 
 ## Why
 Those keywords go to an ``__init_subclass__`` somewhere above, which may register or
-configure the class; after reparenting the class would no longer pass them.
+configure the class; after reparenting the class would no longer pass them. A class decorator
+may add or replace members that are not in the parent's source (``total_ordering`` derives
+``__gt__``, ``__le__`` and ``__ge__`` from ``__lt__``): the copy into the class has only the
+source's, and a comparison that worked raises ``TypeError`` (mutagen's ``APETextValue``, under
+``--stress``).
 
 ## Known problems
-A keyword that the base ignores is refused all the same.
+A keyword that the base ignores is refused all the same, and so is a decorator that only
+records the class and returns it unchanged.
 
 ## Fix safety
 No patch is written (exit 3).
 """
 
 from __future__ import annotations
+
+import ast
 
 from ..model import ClassAnalysis, Hazard
 
@@ -28,3 +36,6 @@ def check(a: ClassAnalysis) -> None:
         for k in c.node.keywords:
             if k.arg != "metaclass":
                 a.unsafe.append(Hazard(c.file, c.line, f"{c.name} passes class keyword {k.arg}= to __init_subclass__", rule=ID))
+        for d in c.node.decorator_list:
+            a.unsafe.append(Hazard(c.file, d.lineno, f"{c.name} is decorated with @{ast.unparse(d)}: what the decorator adds to or "
+                                   f"changes on {c.name} is not in its source, and a copy into {a.cls.name} would lack it", rule=ID))

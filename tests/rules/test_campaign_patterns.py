@@ -386,3 +386,102 @@ def test_a_store_of_the_parent_init_over_a_class_attribute_stays(tmp_path, files
     before, after, patched = run_both(tmp_path, files, script, stress=True)
     assert before == after == printed
     assert patched is not None and store in patched
+
+
+# mutagen's APETextValue(_APEUtf8Value), in a few lines of our own: the parent's class decorator
+# derives the comparisons that its source does not define.
+ORDERED = """
+def total_ordering(cls):
+    cls.__gt__ = lambda self, other: not (self < other or self == other)
+    return cls
+
+
+@total_ordering
+class Value:
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return self.value == other
+
+    def __lt__(self, other):
+        return self.value < other
+
+    def size(self):
+        return len(self.value)
+"""
+
+
+@pytest.mark.parametrize("deco", ["total_ordering", "functools.total_ordering"])
+def test_a_decorated_parent_is_refused(tmp_path, deco):
+    values = ORDERED if deco == "total_ordering" else ORDERED.replace("def total_ordering", "import functools\n\n\ndef unused").replace("@total_ordering", "@functools.total_ordering")
+    child = "from .values import Value\n\n\nclass Child(Value):\n    def __init__(self, value):\n        super().__init__(value)\n        self.n = 1\n"
+    before, after, patched = run_both(tmp_path, {"values.py": values, "child.py": child}, "from pkg.child import Child\nprint('b' > Child('a'))\n", stress=True)
+    assert before == after == "True\n" and patched is None
+    a, v = analyse(tmp_path / "again", {"values.py": values, "child.py": child})
+    assert any("decorated with @" in h for h in hazards_of(a, "DC303")) and v.decision == "unsafe"
+
+
+# mutagen's Picture(MetadataBlock), in a few lines of our own: a classmethod of the parent, still
+# run on the parent, reads a class attribute on the block it is handed, which may be the class.
+BLOCKS = """
+class Block:
+    overflow = -1
+
+    def __init__(self, data):
+        self.data = data
+
+    @classmethod
+    def header(cls, block):
+        return block.overflow
+
+    def size(self):
+        return len(self.data)
+
+
+def render(block):
+    return Block.header(block)
+"""
+
+
+def test_a_parent_member_read_by_the_parent_code_on_another_object_is_kept(tmp_path):
+    child = "from .blocks import Block\n\n\nclass Child(Block):\n    def __init__(self, data):\n        super().__init__(data)\n        self.n = 1\n"
+    before, after, patched = run_both(tmp_path, {"blocks.py": BLOCKS, "child.py": child},
+                                      "from pkg.blocks import render\nfrom pkg.child import Child\nprint(render(Child(b'x')))\n", stress=True)
+    assert before == after == "-1\n"
+    assert patched is not None and "overflow = -1" in patched
+
+
+def test_near_miss_a_parent_member_read_by_the_parent_code_on_self_only(tmp_path):
+    blocks = BLOCKS.replace("return block.overflow", "return cls.__name__").replace("    def size(self):\n", "    def size(self):\n        self.overflow\n")
+    child = "from .blocks import Block\n\n\nclass Child(Block):\n    def __init__(self, data):\n        super().__init__(data)\n        self.n = 1\n"
+    a, v = analyse(tmp_path, {"blocks.py": blocks, "child.py": child})
+    assert "overflow" not in a.kept
+
+
+# mutagen's AIFFFile(IffFile) and RiffFile(IffFile), in a few lines of our own: the parent's
+# __init__ rewinds the file it is given before reading it.
+CHUNKS = """
+class Chunks:
+    def __init__(self, fileobj):
+        fileobj.seek(0)
+        self.root = fileobj.read(4)
+
+    def ids(self):
+        return [self.root]
+"""
+
+
+def test_a_call_for_its_effect_on_a_parameter_a_kept_statement_reads_stays(tmp_path):
+    child = "from .chunks import Chunks\n\n\nclass Child(Chunks):\n    def __init__(self, fileobj):\n        super().__init__(fileobj)\n        self.kind = self.root.upper()\n"
+    script = "import io\nfrom pkg.child import Child\nf = io.BytesIO(b'form')\nf.read(2)\nprint(Child(f).kind)\n"
+    before, after, patched = run_both(tmp_path, {"chunks.py": CHUNKS, "child.py": child}, script, stress=True)
+    assert before == after == "b'FORM'\n"
+    assert patched is not None and "fileobj.seek(0)" in patched
+
+
+def test_near_miss_a_call_on_a_parameter_nothing_kept_reads_is_reported(tmp_path):
+    chunks = CHUNKS.replace("self.root = fileobj.read(4)", "self.root = b'form'")
+    child = "from .chunks import Chunks\n\n\nclass Child(Chunks):\n    def __init__(self, fileobj):\n        super().__init__(fileobj)\n        self.kind = self.root.upper()\n"
+    a, v = analyse(tmp_path, {"chunks.py": chunks, "child.py": child})
+    assert [s.code for s in a.side_effects] == ["fileobj.seek(0)"]
