@@ -322,7 +322,7 @@ def slice_parent_init(st) -> None:
     a.fusions = rewrite_fuse_loops.find(a, init, sn) if a.super_init_stmt is not None else []
     skip = {pos(f.parent_loop) for f in a.fusions}
     a.read_through = rewrite_read_through.find(st.index, a, init, sn) if a.fusions else {}
-    for_effect = _for_effect(st, owner.module, sn, effects)
+    for_effect = _for_effect(st, owner.module, sn, effects, init)
     setters = st.setter_effects()
     hooked = any(h in c.methods for c in st.staying_classes() + [a.cls] for h in ("__setattr__", "__delattr__"))
     res = Slicer(init, sn, consts=a.init_consts, foreign_classes=foreign, keep_super=keep_super, skip=skip,
@@ -369,10 +369,11 @@ def slice_parent_init(st) -> None:
         unsafe_dynamic_access.record(a, owner.file, line, f"{what} in {owner.name}.__init__ (it may define attributes nobody can list)")
 
 
-def _for_effect(st, module, selfname: str, effects: dict):
+def _for_effect(st, module, selfname: str, effects: dict, init: ast.FunctionDef):
     """The test the slicer asks of a statement nothing needs: must it run anyway (DC110, DC111)?"""
     index = st.index
     methods = set(effects)
+    holders = keep_self_handoff.holders(init, selfname, methods)
 
     def resolve(call: ast.Call):
         return index.resolve_callable(module, call.func)
@@ -382,6 +383,9 @@ def _for_effect(st, module, selfname: str, effects: dict):
         if why:
             return keep_validation.ID, why
         why = keep_self_handoff.match(s, selfname, methods, resolve, index.resolve_class)
+        if why:
+            return keep_self_handoff.ID, why
+        why = keep_self_handoff.acts_through(s, holders)
         if why:
             return keep_self_handoff.ID, why
         return None

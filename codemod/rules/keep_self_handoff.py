@@ -27,7 +27,9 @@ the patched file passes.
 ## Known problems
 - Properties of the class read by the callee run code that is not followed.
 - The callee's own methods are not followed: calling one keeps the statement.
-- A local that holds the new object (``u = Updater(self); u.start()``) keeps the statement.
+- A local that holds what a call handed the instance to (``u = Updater(self)``) is taken to
+  hold the instance: every later statement that reads it (``u.start()``, ``f.visit(expr)``) is
+  kept too, with what it reads, whatever it does.
 
 ## Fix safety
 Keeping is safe; the statement runs as before.
@@ -73,6 +75,39 @@ def match(stmt: ast.stmt, selfname: str, methods: set[str], resolve, resolve_cla
         why = _escapes(resolve(call), call, handed, resolve_class, methods, 0)
         if why:
             return f"hands the instance to {name}(), which {why}: kept"
+    return None
+
+
+def holders(init: ast.FunctionDef, selfname: str, methods: set[str]) -> set[str]:
+    """The locals of ``init`` that may hold the instance: bound to the result of a call handed it
+    (``f = Finder(self)``), or to an expression that reads such a local (``g = f``)."""
+    out: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for n in walk(init):
+            if not isinstance(n, (ast.Assign, ast.AnnAssign)) or n.value is None:
+                continue
+            value = n.value
+            handed = any(isinstance(c, ast.Call) and any(_hands(a, selfname, methods) for a in [*c.args, *(k.value for k in c.keywords)])
+                         for c in walk(value))
+            if not handed and not any(isinstance(x, ast.Name) and x.id in out for x in walk(value)):
+                continue
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                for x in walk(t):
+                    if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store) and x.id not in out:
+                        out.add(x.id)
+                        changed = True
+    return out
+
+
+def acts_through(stmt: ast.stmt, holders: set[str]) -> str | None:
+    """Why ``stmt`` must run: it reads a local that may hold the instance (``holders``)."""
+    if not holders:
+        return None
+    for n in walk(stmt):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in holders:
+            return f"acts on {n.id}, which holds what the instance was handed to: kept"
     return None
 
 

@@ -485,3 +485,82 @@ def test_near_miss_a_call_on_a_parameter_nothing_kept_reads_is_reported(tmp_path
     child = "from .chunks import Chunks\n\n\nclass Child(Chunks):\n    def __init__(self, fileobj):\n        super().__init__(fileobj)\n        self.kind = self.root.upper()\n"
     a, v = analyse(tmp_path, {"chunks.py": chunks, "child.py": child})
     assert [s.code for s in a.side_effects] == ["fileobj.seek(0)"]
+
+
+# mako's PythonFragment(PythonCode), in a few lines of our own: the parent's __init__ hands the
+# instance to a visitor kept in a local, and the visitor's method fills the instance's sets.
+VISITED = """
+class Finder:
+    def __init__(self, owner):
+        self.owner = owner
+
+    def visit(self, words):
+        for w in words:
+            self.owner.names.add(w)
+
+
+class Code:
+    def __init__(self, text):
+        self.names = set()
+        self.scratch = [0] * 1024
+        words = text.split()
+        f = Finder({handed})
+        f.visit(words)
+
+    def show(self):
+        return sorted(self.names)
+"""
+VISITED_CHILD = ("from .code import Code\n\n\nclass Child(Code):\n    def __init__(self, text):\n        super().__init__(text)\n\n"
+                 "    def names_of(self):\n        return sorted(self.names)\n")
+
+
+def test_a_call_on_a_local_that_holds_what_the_instance_was_handed_to_stays(tmp_path):
+    files = {"code.py": VISITED.format(handed="self"), "child.py": VISITED_CHILD}
+    before, after, patched = run_both(tmp_path, files, "from pkg.child import Child\nprint(Child('b a').names_of())\n", stress=True)
+    assert before == after == "['a', 'b']\n"
+    assert patched is None or "f.visit(words)" in patched
+
+
+def test_near_miss_a_local_that_holds_another_object_is_not_followed(tmp_path):
+    files = {"code.py": VISITED.format(handed="object()"), "child.py": VISITED_CHILD}
+    a, v = analyse(tmp_path, files)
+    assert not any("holds what the instance was handed to" in s.why for s in a.kept_for_effect)
+
+
+# wtforms' SelectField(SelectFieldBase), in a few lines of our own: the parent's body holds a
+# nested class that a method the child keeps builds; and a method defined under an `if`.
+NESTED = """
+import sys
+
+
+class Base:
+    {cond}def label(self):
+            return "new"
+
+    class _Option:
+        checked = False
+
+    def __init__(self, n):
+        self.n = n
+        self.table = [bytearray(1 << 10) for _ in range(4)]
+
+    def describe(self):
+        return {read}
+"""
+NESTED_CHILD = ("from .base import Base\n\n\nclass Child(Base):\n    def __init__(self, n):\n        super().__init__(n)\n\n"
+                "    def show(self):\n        return self.describe()\n")
+
+
+@pytest.mark.parametrize("cond, read, name", [
+    pytest.param("", "str(self._Option.checked)", "_Option", id="a-nested-class"),
+    pytest.param("if sys.version_info >= (3, 0):\n        ", "self.label()", "label", id="a-method-under-an-if"),
+])
+def test_a_name_the_parent_body_binds_beyond_its_members_and_code_reads_refuses(tmp_path, cond, read, name):
+    text, v = patch(tmp_path, {"base.py": NESTED.format(cond=cond, read=read), "child.py": NESTED_CHILD}, stress=True)
+    assert text is None and v.decision == "unsafe" and f"binds {name} where" in v.reason
+
+
+def test_near_miss_a_nested_class_nothing_reads(tmp_path):
+    files = {"base.py": NESTED.format(cond="", read="str(self.n)"), "child.py": NESTED_CHILD}
+    before, after, text = run_both(tmp_path, files, "from pkg.child import Child\nprint(Child(2).show())\n", stress=True)
+    assert text is not None and before == after == "2\n"
