@@ -41,17 +41,13 @@ class ClassState:
 
     def assume(self, name: str, ev: Evidence) -> None:
         """A use of ``name`` that the user's word (``knowledge``) says is no reason to keep it."""
-        lst = self.a.assumptions.setdefault(name, [])
-        if all((e.file, e.line, e.use) != (ev.file, ev.line, ev.use) for e in lst):
-            lst.append(ev)
+        _add_once(self.a.assumptions.setdefault(name, []), ev)
 
     def need(self, name: str, ev: Evidence) -> bool:
         """Keep ``name`` because of ``ev``; True when it was not kept before."""
         a = self.a
         new = name not in a.kept
-        lst = a.kept.setdefault(name, [])
-        if all((e.file, e.line, e.use) != (ev.file, ev.line, ev.use) for e in lst):
-            lst.append(ev)
+        _add_once(a.kept.setdefault(name, []), ev)
         if new:
             self.queue.append(name)
         return new
@@ -241,3 +237,9 @@ def attr_lines(node: ast.AST, selfname: str) -> dict[str, int]:
 def inside_any(mod: ModuleInfo, node: ast.AST, ids: set[int]) -> bool:
     """Whether one of ``node``'s ancestors is one of the nodes ``ids``."""
     return any(id(anc) in ids for anc in enclosing(mod, node))
+
+
+def _add_once(evidence: list[Evidence], ev: Evidence) -> None:
+    """Add ``ev`` unless the same use (file, line, what) is listed already."""
+    if all((e.file, e.line, e.use) != (ev.file, ev.line, ev.use) for e in evidence):
+        evidence.append(ev)

@@ -137,10 +137,8 @@ class Stores:
         hits = set(tree.grep(test, words=(attr,)))
         if "namespace files" not in self._memos:
             self._memos["namespace files"] = set(tree.files_with_words(_NAMESPACE_WORDS))
-        may = self._memos["namespace files"]
-        for rel in tree.files_with_words((attr,)):
-            if rel in may and rel not in hits and any(n.search(tree.peek(rel) or "") for n in namespace):
-                hits.add(rel)
+        hits.update(tree.grep(lambda text: any(n.search(text) for n in namespace), words=(attr,),
+                              among=self._memos["namespace files"] - hits))
         return [rel for rel in tree.files_with_words((attr,)) if rel in hits]
 
 
