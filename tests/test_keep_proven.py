@@ -184,9 +184,81 @@ def test_proven_keeps_a_member_a_binder_reads_on_each_element_of_a_list(tmp_path
     assert (ev["file"], ev["line"], ev["strength"]) == ("pkg/user.py", 5, "shown")
 
 
-def test_near_miss_a_list_handed_to_other_code_is_unknown_so_proven_assumes(tmp_path):
-    # fill() may add anything to the list before the binder walks it: the elements are unknown
+def test_a_list_also_handed_to_other_code_still_shows_what_it_was_built_with(tmp_path):
+    # fill() may add anything to the list, so its elements are unknown to the typing; but the
+    # instance it was built with does reach the binder: a witness route shows the use
     report = _binder(tmp_path, "\n\ndef fill(xs):\n    pass\n\n\ndef boot2(fast):\n    backends = [fast]\n    fill(backends)\n"
                                "    Translator().bind(backends)\n", tail="BOOTED2 = boot2(Fast(3))\n")
-    assert "kv" in _assumed(report)
-    assert any("is passed on where what is added to it is not followed" in u["use"] for u in _assumed(report)["kv"])
+    assert "kv" in _kept(report)
+    ev = next(k for k in report["classes"][0]["kept"] if k["member"] == "kv")["evidence"][0]
+    assert (ev["line"], ev["strength"]) == (5, "shown") and "along the routes the typing follows" in ev["use"]
+
+
+def test_near_miss_a_binder_no_instance_is_shown_to_reach_is_an_assumption(tmp_path):
+    # boot() is only handed what an unknown caller passes: no route shows a Fast reaching it
+    root = tmp_path / "proj"
+    write_files(root, {"pkg/__init__.py": "", "pkg/base.py": BASE.replace('bytearray(1 << 16)', 'None'),
+                       "pkg/child.py": CHILD, "pkg/user.py": BINDER + "\n\ndef main(thing):\n    return boot(thing)\n"})
+    code, err, report = _run(root, tmp_path / "out", "--keep", "proven")
+    assert code == 0, err
+    assert "kv" in _assumed(report) and "kv" not in _kept(report)
+
+
+# The route on SGLang: a factory picked from a table of methods, unpacked from the tuple it
+# returns, put in a list beside something the typing cannot follow, and handed to the binder.
+FACTORY_BINDER = BINDER.replace("def boot(fast):", "def unused(fast):") + '''
+
+from .child import Fast
+
+
+class Factory:
+    def _make_fast(self):
+        return "fast", Fast(2)
+
+    def _make_none(self):
+        return "none", None
+
+    def _create(self, kind, table):
+        stamp, backend = table[kind]()
+        return backend
+
+    def create(self, kind):
+        table = {"fast": self._make_fast, "none": self._make_none}
+        return self._create(kind, table)
+
+
+class Worker:
+    def __init__(self, other):
+        self.backend = Factory().create("fast")
+        self.other = other
+
+    def boot(self):
+        Translator().bind([self.backend, self.other])
+
+
+def start(thing):
+    w = Worker(thing)
+    w.boot()
+    return w
+'''
+
+
+def test_proven_keeps_a_member_read_on_a_factory_made_instance_by_a_binder(tmp_path):
+    root = tmp_path / "proj"
+    write_files(root, {"pkg/__init__.py": "", "pkg/base.py": BASE.replace('bytearray(1 << 16)', 'None'),
+                       "pkg/child.py": CHILD, "pkg/user.py": FACTORY_BINDER})
+    code, err, report = _run(root, tmp_path / "out", "--keep", "proven")
+    assert code == 0, err
+    assert "kv" in _kept(report)
+    ev = next(k for k in report["classes"][0]["kept"] if k["member"] == "kv")["evidence"][0]
+    assert (ev["file"], ev["line"], ev["strength"]) == ("pkg/user.py", 5, "shown")
+    patched = tmp_path / "patched"
+    write_files(patched, {"pkg/__init__.py": "", "pkg/base.py": BASE.replace('bytearray(1 << 16)', 'None'), "pkg/user.py": FACTORY_BINDER,
+                          "pkg/child.py": (tmp_path / "out" / "files" / "pkg" / "child.py").read_text()})
+    probe = "from pkg.child import Fast\nfrom pkg.user import start\nw = start(Fast(1))\nprint(type(w.backend.kv).__name__)\n"
+
+    def run(where):
+        done = subprocess.run([sys.executable, "-c", probe], cwd=where, capture_output=True, text=True, timeout=60)
+        return done.stdout + done.stderr
+
+    assert run(root) == run(patched) == "Translator\n"

@@ -101,3 +101,42 @@ def test_draft_backend(sglang_report):
     dropped = {d["member"] for d in c["dropped"]}
     assert {"generate_draft_decode_kv_indices", "common_template", "pool_len", "cuda_graph_kv_indices", "draft_window_size"} <= dropped
     assert "### `TRTLLMHAAttnMultiStepDraftBackend`" in md
+
+
+@pytest.fixture(scope="module")
+def sglang_proven(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sglang-proven")
+    code, _, err = run_cli("--output", out, "--analyse-only", "--keep", "proven")
+    assert code == 0, err
+    return json.loads((out / "report.json").read_text())
+
+
+# Under --keep proven: members read only on objects of unknown type are assumptions; every kept
+# member has a use shown on an instance (its own code, kept parent code, a typed receiver).
+PROVEN = {
+    "TRTLLMHAAttnBackend": (
+        {"_swa_kv_pool", "kv_cache_quant_method", "kv_index_translator", "num_wrappers", "prefill_backend",
+         "req_to_token_pool", "token_to_kv_pool", "use_sliding_window_kv_pool",
+         "extend_dummy_seqs_capped_by_req_pool", "_kv_write_scales"},
+        {"enable_mis", "is_multimodal", "kv_indptr", "qo_indptr"}),
+    "TRTLLMHAAttnMultiStepDraftBackend": (
+        {"attn_backends", "kv_index_translator", "kv_indptr", "kv_last_page_len", "speculative_num_steps", "topk"},
+        {"max_context_len", "page_size", "req_to_token_pool"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROVEN))
+def test_proven_keeps_shown_uses_and_lists_the_rest_as_assumptions(sglang_proven, name):
+    c = entry(sglang_proven, name)
+    kept, assumed = PROVEN[name]
+    assert {k["member"] for k in c["kept"]} == kept
+    assert {a["member"] for a in c["assumptions"]} == assumed
+    assert all(k["evidence"][0]["strength"] in ("own", "shown") for k in c["kept"])
+
+
+def test_proven_keeps_the_translator_the_binder_reads_on_the_draft(sglang_proven):
+    # KVIndexTranslator.bind_and_verify_backends reads .kv_index_translator on every backend of a
+    # list that holds the draft (made by a factory picked from a table): a real reader
+    c = entry(sglang_proven, "TRTLLMHAAttnMultiStepDraftBackend")
+    ev = next(k for k in c["kept"] if k["member"] == "kv_index_translator")["evidence"][0]
+    assert (ev["file"], ev["line"], ev["strength"]) == ("sglang/srt/mem_cache/kv_index_translator.py", 669, "shown")

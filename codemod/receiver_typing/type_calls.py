@@ -89,18 +89,39 @@ class Calls:
             return self._super_methods(cls, func.attr) if cls is not None else None
         if isinstance(func, ast.Attribute) and mod.qualify(func) not in _COPIES:
             return self._methods(mod, func.value, func.attr, call)
+        if isinstance(func, ast.Subscript):
+            return self.table_callees(mod, func.value, call)  # table[key](...): type_dispatch
         if dotted_name(func) is None or self._shadowed(mod, func, call):
             return None
         q = mod.qualify(func)
         if q in _COPIES and len(call.args) == 1:
             t = self.expr_types(mod, call.args[0], call)  # a copy is of the same class
             return None if t is None else t
+        return self._named_function(mod, q)
+
+    def _named_function(self, mod: ModuleInfo, q: str) -> list | None:
+        """The function of the tree that the qualified name ``q`` (as ``mod`` spells it) names."""
         modname, _, fname = q.rpartition(".")
         target = self.index.module_by_name(modname) if modname else mod
         if target is None:
             return None
         found = target.functions.get(fname)
         return [(target, found, None)] if found is not None else None
+
+    def _named_callees(self, mod: ModuleInfo, func: ast.AST, at: ast.AST) -> list | None:
+        """What calling the name ``func`` runs: a function of the tree, or a class of the tree
+        whose construction makes exactly an instance of it (as a type name)."""
+        if dotted_name(func) is None or self._shadowed(mod, func, at):
+            return None
+        q = mod.qualify(func)
+        k = self.index.resolve_class(q) if "." in q else None
+        if k is not None:
+            why = self._new_answered(k)
+            if why is not None:
+                self.unknown(why)
+                return None
+            return [EXACT + k.qualname]
+        return self._named_function(mod, q)
 
     def _methods(self, mod: ModuleInfo, owner: ast.AST, name: str, at: ast.AST) -> list | None:
         """The methods ``owner.name(...)`` can run: the first definition along each possible

@@ -8,7 +8,8 @@ A list holds every class the expression can evaluate to, given that annotations 
 that the tree holds all the code that stores into the attributes and calls the functions
 involved. The sources are followed backwards: annotations; the bindings of a name in its scope
 (a free name: in the enclosing one); the arguments at every call site of a parameter; the
-return statements of whatever a call can run (``type_calls``); the operands of ``a or b`` and
+return statements of whatever a call can run (``type_calls``; through a table of factories and
+unpacked from a returned tuple, ``type_dispatch``); the operands of ``a or b`` and
 ``a if c else b``; and the stores that can reach an attribute (``type_attrs``): on a receiver
 whose classes are known, only the stores that can reach those classes' instances, else every
 store of that name in the tree.
@@ -19,6 +20,10 @@ may take ``BUDGET`` steps and look at ``PARSES`` modules beyond those its class 
 already (for its own search, or for earlier receivers); a receiver that needs more is unknown,
 unless an annotation on the way answers it (a parameter's, a function's return: typing its
 sources only narrows what the annotation allows), and nothing cut short is kept for the others.
+
+``LenientTypes`` answers a weaker question, for ``Flow.witness`` only: which classes some
+followed route shows reaching the expression, with each source it cannot follow (and the
+whole-tree searches by attribute name) adding nothing. Its answers never rule a use out.
 
 ## Known limits
 Annotations are trusted. A call is taken to make an instance of exactly one class when it
@@ -52,11 +57,12 @@ from .type_annotations import EXACT, NAMELESS_BASES, PLAIN_BASES, UNREACHED, ann
 from .type_attrs import Attributes
 from .type_calls import Calls
 from .type_containers import Containers
+from .type_dispatch import Dispatch
 from .type_elements import Elements
 from .type_stores import Stores
 from .type_names import Names
 
-__all__ = ["EXACT", "UNREACHED", "Types", "annotation_types"]
+__all__ = ["EXACT", "UNREACHED", "LenientTypes", "Types", "annotation_types"]
 
 BUDGET = 400  # typing steps per receiver: one over it is unknown, and only that one
 PARSES = 8  # modules one receiver's typing may look at beyond those of the class's earlier receivers
@@ -65,7 +71,7 @@ _ROUNDS = 8  # a cycle that has not settled after this many rounds is unknown
 _OVER = ("over budget",)  # the mark of an answer cut short, which is never memoised
 
 
-class Types(Calls, Attributes, Elements, Containers, Stores, Names):
+class Types(Calls, Attributes, Elements, Containers, Dispatch, Stores, Names):
     """What an expression of the tree may evaluate to, for one target class (whose relation to
     each type decides when a parameter's annotation is enough, and when its call sites are needed)."""
 
@@ -331,4 +337,51 @@ _ANSWER_ANY = frozenset({"__getattr__", "__getattribute__"})
 
 def _same(a: list[str] | None, b: list[str] | None) -> bool:
     return a is None and b is None or a is not None and b is not None and set(a) == set(b)
+
+
+class LenientTypes(Types):
+    """Types where a part whose sources are unknown (or past the budget) adds nothing, instead
+    of making the whole answer unknown. An answer is then not everything an expression may
+    hold, only what the routes the typing follows show it can hold: each type in it comes from
+    a construction followed step by step (``Flow.witness``). Never used to rule a use out."""
+
+    def _lenient(self, compute) -> list[str]:
+        try:
+            r = compute()
+        except OverBudget:
+            self.cut_short = True
+            return []
+        return [] if r is None else r
+
+    def expr_types(self, mod, expr, at):
+        return self._lenient(lambda: super(LenientTypes, self).expr_types(mod, expr, at))
+
+    def value_types(self, mod, value, element=False):
+        return self._lenient(lambda: super(LenientTypes, self).value_types(mod, value, element))
+
+    def element_types(self, mod, expr, at, via=None):
+        return self._lenient(lambda: super(LenientTypes, self).element_types(mod, expr, at, via))
+
+    def attr_types(self, *args, **kwargs):
+        return []  # every store of the name in the tree: too wide a search to show anything
+
+    def call_types(self, mod, call):
+        return self._lenient(lambda: super(LenientTypes, self).call_types(mod, call))
+
+    def _stores(self, attr, through=None):
+        return []  # stores on other objects, anywhere in the tree: too wide a search as well
+
+    def _stored_types(self, *args):
+        return self._lenient(lambda: super(LenientTypes, self)._stored_types(*args))
+
+    def _added_elements(self, *args, **kwargs):
+        return self._lenient(lambda: super(LenientTypes, self)._added_elements(*args, **kwargs))
+
+    def _self_stores(self, *args):
+        t, hit = super()._self_stores(*args)
+        return ([] if t is None else t), hit
+
+    def _class_body_store(self, *args):
+        t, hit = super()._class_body_store(*args)
+        return ([] if t is None else t), hit
 

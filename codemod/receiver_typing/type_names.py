@@ -39,6 +39,30 @@ class Names:
         return self._memo(("param", mod.rel, fn.lineno, pname, element), lambda: self._param_sites(mod, fn, pname, element))
 
     def _param_sites(self, mod: ModuleInfo, fn: ast.FunctionDef, pname: str, element: bool = False) -> list[str] | None:
+        found = self._site_args(mod, fn, pname, containers=element)
+        if found is None:
+            return None
+        args, defaulted, sites, filtered = found
+        out: list[str] = []
+        for site_mod, arg, call in args:
+            t = self.element_types(site_mod, arg, call, via=call) if element else self.expr_types(site_mod, arg, call)
+            if t is None:
+                return None
+            out += t
+        if defaulted:
+            default = _default(fn, pname)
+            t = [] if default is None else (self.element_types(mod, default, fn) if element else self.expr_types(mod, default, fn))
+            if t is None:
+                return None
+            out += t
+        return out if sites else ([UNREACHED] if filtered else None)
+
+    def _site_args(self, mod: ModuleInfo, fn: ast.FunctionDef, pname: str, containers: bool = False):
+        """(the argument given for ``pname`` at each call site of ``fn``, as (module, expression,
+        call); whether a site leaves it to its default; how many sites count; how many sit in
+        code the rewrite drops), or None when the sites cannot be told. A method's sites are
+        looked for only with ``containers``: where what is asked for is what a container handed
+        to it holds (a binder that walks a list of backends, a table of factories)."""
         _, cls = enclosing_def(mod, fn.body[0]) if fn.body else (None, None)
         params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
         if fn.name == "__init__" and cls is not None:
@@ -47,9 +71,8 @@ class Names:
         elif cls is None and fn in mod.tree.body:
             callee = fn.name
             found = self._sites(("function sites", mod.rel, fn.name), lambda: function_sites(self.index, mod, fn))
-        elif cls is not None and fn in cls.node.body and element:
-            # A method's sites, followed for the elements of a container handed to it (a binder
-            # that walks a list of backends); the first parameter is the instance unless static.
+        elif cls is not None and fn in cls.node.body and containers:
+            # The first parameter is the instance unless the method is static.
             static = any(decorator_name(d) == "staticmethod" for d in fn.decorator_list)
             callee, params = fn.name, params if static else params[1:]
             found = self._sites(("method sites", cls.qualname, fn.name), lambda: method_sites(self.index, cls, fn))
@@ -62,7 +85,7 @@ class Names:
         if pname not in params and pname not in [a.arg for a in fn.args.kwonlyargs]:
             return None
         idx = params.index(pname) if pname in params else None
-        out: list[str] = []
+        args = []
         sites = filtered = 0
         defaulted = False
         for site_mod, call, shift in found.sites:
@@ -80,20 +103,11 @@ class Names:
             if arg is None:
                 defaulted = True
                 continue
-            t = self.element_types(site_mod, arg, call, via=call) if element else self.expr_types(site_mod, arg, call)
-            if t is None:
-                return None
-            out += t
-        if defaulted:
-            default = _default(fn, pname)
-            t = [] if default is None else (self.element_types(mod, default, fn) if element else self.expr_types(mod, default, fn))
-            if t is None:
-                return None
-            out += t
+            args.append((site_mod, arg, call))
         # Every call site sits in code the rewrite drops: nothing reaches this parameter.
         if not sites and not filtered:
             self.unknown(f"{callee}() has no call site in the tree ({mod.rel}:{fn.lineno})")
-        return out if sites else ([UNREACHED] if filtered else None)
+        return args, defaulted, sites, filtered
 
     def _sites(self, key: tuple, find):
         """``find()``, once per function or class for the whole run of this class."""
@@ -171,6 +185,9 @@ class Names:
             if all(isinstance(t, ast.Name) for t in hits):
                 return True, self.expr_types(mod, node.value, node)
             parts = [_unpacked(t, node.value, name) for t in hits if not isinstance(t, ast.Name)]
+            position = _position(hits, name) if isinstance(node.value, ast.Call) else None
+            if position is not None:  # stamp, backend = make(): type_dispatch
+                return True, self.unpacked_from_call(mod, node.value, *position)
             if any(p is None for p in parts):
                 self.unknown(f"{name} is unpacked from {shown_code(node.value)}, which is not followed ({mod.rel}:{node.lineno})")
                 return True, None
@@ -212,6 +229,17 @@ def _default(fn: ast.FunctionDef, pname: str) -> ast.expr | None:
     positional = a.posonlyargs + a.args
     pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
     return next((d for p, d in pairs if p.arg == pname and d is not None), None)
+
+
+def _position(targets: list[ast.AST], name: str) -> tuple[int, int] | None:
+    """(position, size) where the one target unpacks a call's value into names, ``name`` among
+    them at that position (``a, name = f()``); None for any other shape."""
+    if len(targets) != 1 or not isinstance(targets[0], (ast.Tuple, ast.List)):
+        return None
+    elts = targets[0].elts
+    if not all(isinstance(e, ast.Name) for e in elts) or [e.id for e in elts].count(name) != 1:
+        return None
+    return [e.id for e in elts].index(name), len(elts)
 
 
 def _unpacked(target: ast.AST, value: ast.AST, name: str) -> list[ast.AST] | None:

@@ -19,11 +19,12 @@ from .hasattr_tests import lacking_partner
 from ..index import ClassInfo, Index, ModuleInfo, enclosing, enclosing_def, scope_of
 from ..model import Receiver
 from .type_annotations import PLAIN_METACLASSES
-from .type_exprs import EXACT, UNREACHED, Types, annotation_types
+from .type_exprs import EXACT, UNREACHED, LenientTypes, Types, annotation_types
 
 YES, MAYBE, NO = Receiver.YES, Receiver.MAYBE, Receiver.NO
 SHOWN, UNKNOWN = "shown", "unknown"  # how strongly a use on a receiver is established
 _UNSET = object()
+WITNESS_PARSES = 120  # modules all of a class's witnesses together may look at beyond its own search
 _UNKNOWN_TYPES = {"Any", "object", "typing.Any", "builtins.object"}
 _OUTSIDE_PLAIN = {"None"}  # unqualified names that still name no C
 _TYPE_ALIASES = {"typing.Type", "Type", "typing_extensions.Type"}  # Type[K]: the class K or a subclass, as an object
@@ -110,6 +111,7 @@ class Flow:
         self.rel = Relation(target, index)
         self.types = Types(index, self.rel, site_filter)
         self._may_have = _UNSET
+        self._lenient: LenientTypes | None = None
 
     def looked_at(self, rel: str) -> None:
         """A module the class's own search parsed: free for the typing (``Types.looked_at``)."""
@@ -161,6 +163,22 @@ class Flow:
                 why = f"its type is unknown: {self.types.why}" if self.types.why else "its type is unknown"
             return verdict, why, False
         return verdict, f"typed {_shown(types)}", self._related(types)
+
+    def witness(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> str | None:
+        """For a receiver whose type is unknown: a note naming the class (or a subclass) when
+        some route the typing follows shows an instance of it reaching ``recv``, else None.
+
+        The typing then runs leniently (``LenientTypes``), so the answer proves only that an
+        instance can get there, never that nothing else can: it may make a use stronger, never
+        weaker."""
+        if self._lenient is None:
+            self._lenient = LenientTypes(self.index, self.rel, self.types.site_filter)
+            self._lenient._modules_seen = self.types._modules_seen  # looked at already: free
+            self._witness_parses = WITNESS_PARSES
+        types = self._lenient.query(mod, recv, at, self._witness_parses)
+        self._witness_parses = max(0, self._lenient._modules_left)  # one budget for all of the class's witnesses
+        hits = sorted({t for t in types or [] if self.rel.of(t) == YES})
+        return f"typed {_shown(hits)} along the routes the typing follows, other sources not known" if hits else None
 
     def _named(self, types: list[str]) -> bool:
         """Whether some type is, by its qualified name, the class or a base (nothing is resolved)."""

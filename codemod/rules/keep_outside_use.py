@@ -57,7 +57,13 @@ What the user knows and the analysis cannot prove is theirs to state: under ``--
 (or ``--assume-unused C.member`` for one member) a use whose strength is *unknown* keeps
 nothing; it is recorded as an assumption, and report.md lists it under "Assumptions to
 review" with each such use. A shown use still keeps the member (and ``--assume-unused`` on such
-a member is a usage error that prints the use).
+a member is a usage error that prints the use). Before a use is taken as unknown there, a
+witness is looked for (``Flow.witness``): the typing run again leniently, a source it cannot
+follow adding nothing, so that an instance of the class shown to reach the receiver along the
+routes it does follow (a list that also holds something unknown, a factory picked from a table)
+makes the use shown. The witness proves reachability only, so it can make a use stronger, never
+weaker; all of a class's witnesses share one budget of modules to parse (``WITNESS_PARSES``),
+and one that runs out leaves the use an assumption, as before.
 
 ## Fix safety
 Keeping is always safe. A member dropped on the user's word is as safe as the word: the report
@@ -153,6 +159,13 @@ def run(st, out: Scanned) -> bool:
             if name in a.kept and strength != SHOWN and not st.all_uses:
                 continue  # already kept on a use as weak as this one
             sure = "an instance of" if verdict == Receiver.YES else "possibly an instance of"
+            if strength != SHOWN and st.knowledge.assumes(a.cls.name, name) and recv is not node:
+                # About to be dropped on the user's word: first look for a route the typing
+                # follows that shows an instance of the class reaching the receiver.
+                route = flow.witness(mod, recv, node)
+                if route is not None:
+                    verdict, note, strength = Receiver.YES, route, SHOWN
+                    sure = "an instance of"
             ev = Evidence(rel, line, f"{how} of .{name} on {ast.unparse(recv)[:60]} ({sure} {a.cls.name}; {note})", ID, strength)
             if strength != SHOWN and st.knowledge.assumes(a.cls.name, name):
                 st.assume(name, ev)  # the user's word: no reason to keep (an assumption in the report)
