@@ -315,8 +315,11 @@ def _evidence(c: dict) -> list[str]:
         items.append("- `super()` calls after reparenting: " + "; ".join(
             f"`{s['file']}:{s['line']}` `super().{s['method']}()` in `{s['in']}` resolves to `{s['resolves_to_after']}`"
             for s in c["super_calls"]))
-    items += _listing("Comments to review (the patch copies or leaves them beside the change; they may no longer be true)",
+    items += _listing("Comments to review (left beside the change; they may no longer be true)",
                       c.get("comments_to_review"), "comment")
+    if c.get("comments_removed"):
+        items.append(f"- Copied comments left out of the patch (DC611): {len(c['comments_removed'])}; they named members the class "
+                     f"no longer has, `{_short(c['parent'])}` or `super()` (each with its line in report.json).")
     inlined = [i for i in c.get("inlined", []) if not i.startswith(("import added", "import removed"))]
     if inlined:
         items.append("- Inlined: " + "; ".join(inlined))

@@ -15,9 +15,12 @@ Code that can never run for the class is not worth copying, and its side effects
 the class's.
 
 ## Known problems
-A parameter reassigned before the test is still folded by its bound value only when the
-slice proves it is never reassigned (the inline rule binds it otherwise). ``isinstance``
-tests are not folded. Comparisons fold only between numbers, strings, bytes, booleans and
+A parameter that the parent's ``__init__`` binds again anywhere (an assignment, a loop or
+``with`` target, ``except ... as``, an import, a nested ``def``) is not folded at all, even in
+a test before the new binding. Only ``if`` tests fold: a literal comparison left in an
+``assert``, a ``while``, a conditional expression, an ``and`` whose first operand is not
+constant, or an ``in`` against a literal tuple stays as written (true to the original, only
+not simplified). ``isinstance`` tests are not folded. Comparisons fold only between numbers, strings, bytes, booleans and
 ``None`` (``is``/``is not`` only against ``None``, ``True`` or ``False``), never through a
 method a class could define. When the class's call passes a ``**mapping`` or ``*iterable``, nothing is
 folded on the parent's parameters, not even one passed explicitly: the mapping may set any
