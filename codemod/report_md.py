@@ -242,6 +242,8 @@ def _tested(rep: dict, verify: dict | None) -> list[str]:
         return ["- No patch in this run (analysis only): nothing was checked.", ""]
     out = [f"- `{ch['file']}`: {ch['result']}" for ch in rep["checks"]]
     out.append("- A second run of the tool on the patched tree changes nothing.")
+    if rep.get("patch_paths"):
+        out.append(f"- {rep['patch_paths']['line']}")
     if rep.get("tests"):
         out += _project_tests(rep["tests"])
     if verify:
