@@ -42,7 +42,8 @@ def literal_tests(text: str) -> list[str]:
     for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.If) and isinstance(node.test, ast.Compare):
             operands = [node.test.left, *node.test.comparators]
-            if all(isinstance(o, ast.Constant) for o in operands):
+            if all(isinstance(o, ast.Constant) or (isinstance(o, (ast.Tuple, ast.List, ast.Set))
+                                                   and all(isinstance(e, ast.Constant) for e in o.elts)) for o in operands):
                 out.append(ast.unparse(node.test))
     return out
 
@@ -62,6 +63,11 @@ PROBE = "from pkg.child import Child\nprint(Child().size())"
                  id="inside-a-loop"),
     pytest.param("2", "try:\n    if workers < 1:\n        raise ValueError('x')\n    self.workers = workers\nexcept KeyError:\n    self.workers = 0",
                  id="inside-try"),
+    pytest.param("2, 'fast'", "if name not in ('fast', 'slow'):\n    raise ValueError('no such mode')\nself.workers = workers", id="not-in-a-tuple"),
+    pytest.param("2, 'fast'", "if name in ['fast', 'slow']:\n    self.workers = workers\nelse:\n    raise ValueError('no such mode')",
+                 id="in-a-list"),
+    pytest.param("2, 'fast'", "if name in {'fast'} and workers not in (0, -1):\n    self.workers = workers\nelse:\n    raise ValueError('x')",
+                 id="in-a-set-and-not-in"),
 ])
 def test_a_validation_on_a_literal_argument_folds_away(tmp_path, args, body):
     before, after, text = run_both(tmp_path, _files(args, body), PROBE, stress=True)
@@ -71,9 +77,12 @@ def test_a_validation_on_a_literal_argument_folds_away(tmp_path, args, body):
     assert before == after
 
 
-def test_the_branch_that_always_runs_stays(tmp_path):
-    before, after, text = run_both(tmp_path, _files("0", "if workers < 1:\n    raise ValueError('need a worker')\nself.workers = workers"),
-                                   PROBE, stress=True)
+@pytest.mark.parametrize("args, body", [
+    pytest.param("0", "if workers < 1:\n    raise ValueError('need a worker')\nself.workers = workers", id="compare"),
+    pytest.param("2, 'odd'", "if name not in ('fast', 'slow'):\n    raise ValueError('need a worker')\nself.workers = workers", id="not-in"),
+])
+def test_the_branch_that_always_runs_stays(tmp_path, args, body):
+    before, after, text = run_both(tmp_path, _files(args, body), PROBE, stress=True)
     assert literal_tests(text) == [] and "raise ValueError" in text
     assert before == after == "raised ValueError need a worker\n"
 
