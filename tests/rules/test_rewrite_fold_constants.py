@@ -49,12 +49,13 @@ def literal_tests(text: str) -> list[str]:
 
 
 PROBE = "from pkg.child import Child\nprint(Child().size())"
+VALIDATION = "if workers < 1:\n    raise ValueError('need a worker')\nself.workers = workers"
 
 
 @pytest.mark.parametrize("args, body", [
-    pytest.param("2", "if workers < 1:\n    raise ValueError('need a worker')\nself.workers = workers", id="positional"),
-    pytest.param("workers=2", "if workers < 1:\n    raise ValueError('need a worker')\nself.workers = workers", id="keyword"),
-    pytest.param("", "if workers < 1:\n    raise ValueError('need a worker')\nself.workers = workers", id="default"),
+    pytest.param("2", VALIDATION, id="positional"),
+    pytest.param("workers=2", VALIDATION, id="keyword"),
+    pytest.param("", VALIDATION, id="default"),
     pytest.param("2", "if workers is None:\n    pass\nelif workers < 1:\n    raise ValueError('need a worker')\nself.workers = workers",
                  id="elif"),
     pytest.param("2, 'x'", "if name == '':\n    raise ValueError('no name')\nif 0 < workers < 1:\n    raise ValueError('x')\nself.workers = workers",
@@ -78,7 +79,7 @@ def test_a_validation_on_a_literal_argument_folds_away(tmp_path, args, body):
 
 
 @pytest.mark.parametrize("args, body", [
-    pytest.param("0", "if workers < 1:\n    raise ValueError('need a worker')\nself.workers = workers", id="compare"),
+    pytest.param("0", VALIDATION, id="compare"),
     pytest.param("2, 'odd'", "if name not in ('fast', 'slow'):\n    raise ValueError('need a worker')\nself.workers = workers", id="not-in"),
 ])
 def test_the_branch_that_always_runs_stays(tmp_path, args, body):
