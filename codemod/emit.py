@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from . import report
@@ -22,10 +23,13 @@ from .fileio import OUTPUT_MARKER as MARKER, atomic_write, staged_directory
 from .interrupt import deferred
 from .model import Result
 from .options import Options
+from .patch_paths import place
 
 
 def emit(root: Path, options: Options, result: Result) -> int:
     """Emit ``result`` as ``options`` says; the exit code."""
+    if result.files and (options.diff or options.output is not None or options.report_to_stdout):
+        result = placed(root, result)
     classes = result.report["classes"]
     for warning in result.report.get("warnings", ()):
         print(f"decouple: warning: {warning}", file=sys.stderr)
@@ -63,6 +67,15 @@ def emit(root: Path, options: Options, result: Result) -> int:
     else:
         print(summary(written, classes, bool(result.files)))
     return EXIT_UNSAFE if result.unsafe else EXIT_OK
+
+
+def placed(root: Path, result: Result) -> Result:
+    """``result`` with the patch's paths where the project has them (a git checkout's, from its
+    top), and the report saying how to apply it. Done here, not in the cached result: whether
+    ROOT lies in a checkout is not among what the cache watches."""
+    where = place(root, [f.rel for f in result.files], [f.rel for f in result.files if f.before is not None])
+    diff = "".join(unified_diff(where.prefix + f.rel, f.before, f.after) for f in result.files) if where.prefix else result.diff
+    return replace(result, diff=diff, report={**result.report, "patch_paths": where.to_json()})
 
 
 def print_diff(options: Options, diff: str) -> None:

@@ -275,6 +275,7 @@ class ClassPlan:
 
     inlined: list[str] = field(default_factory=list)
     comments: list[tuple[int, str, str]] = field(default_factory=list)  # (line in the patched file, comment, why): DC611
+    removed_comments: list = field(default_factory=list)  # the copied comments left out (rewrite_flag_comments.Removed): DC611
 
 
 @dataclass

@@ -135,10 +135,14 @@ def build(root: Path, judged: list[tuple[ClassAnalysis, Verdict]], patches: list
     inlined = _inlined(patches)
     comments = {name: [{"file": p.rel, "line": line, "comment": text, "why": why, "rule": "DC611"} for line, text, why in plan.comments]
                 for p in patches for name, plan in p.plans.items()}
+    removed = {name: [{"comment": r.comment, "file": r.file, "line": r.line, "why": r.why, "rule": "DC611"} for r in sorted(plan.removed_comments, key=lambda r: (r.file, r.line or 0))]
+               for p in patches for name, plan in p.plans.items()}
     rep = {"tool": {"name": TOOL_NAME, "version": __version__}, "root": str(root),
            "classes": [class_entry(a, v, inlined.get(a.cls.name, [])) for a, v in judged]}
     for c in rep["classes"]:
         c["comments_to_review"] = comments.get(c["name"], [])
+        if removed.get(c["name"]):
+            c["comments_removed"] = removed[c["name"]]
         if risks and c["name"] in risks:
             c["risk"] = risks[c["name"]]
     if warnings:

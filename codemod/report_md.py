@@ -242,6 +242,8 @@ def _tested(rep: dict, verify: dict | None) -> list[str]:
         return ["- No patch in this run (analysis only): nothing was checked.", ""]
     out = [f"- `{ch['file']}`: {ch['result']}" for ch in rep["checks"]]
     out.append("- A second run of the tool on the patched tree changes nothing.")
+    if rep.get("patch_paths"):
+        out.append(f"- {rep['patch_paths']['line']}")
     if rep.get("tests"):
         out += _project_tests(rep["tests"])
     if verify:
@@ -315,8 +317,11 @@ def _evidence(c: dict) -> list[str]:
         items.append("- `super()` calls after reparenting: " + "; ".join(
             f"`{s['file']}:{s['line']}` `super().{s['method']}()` in `{s['in']}` resolves to `{s['resolves_to_after']}`"
             for s in c["super_calls"]))
-    items += _listing("Comments to review (the patch copies or leaves them beside the change; they may no longer be true)",
+    items += _listing("Comments to review (left beside the change; they may no longer be true)",
                       c.get("comments_to_review"), "comment")
+    if c.get("comments_removed"):
+        items.append(f"- Copied comments left out of the patch (DC611): {len(c['comments_removed'])}; they named members the class "
+                     f"no longer has, `{_short(c['parent'])}` or `super()` (each with its line in report.json).")
     inlined = [i for i in c.get("inlined", []) if not i.startswith(("import added", "import removed"))]
     if inlined:
         items.append("- Inlined: " + "; ".join(inlined))

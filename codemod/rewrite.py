@@ -4,7 +4,8 @@ Works on libcst trees so that everything not rewritten keeps its comments and la
 for byte; statement positions come from the ``ast``-based analysis (``cst_util.Located``).
 Per class, in order: DC601 inline the kept slice of the parent's ``__init__`` (with DC602
 folded branches, DC603 fused loops and DC604 read-through values), DC609 redirect ``super().m()``
-fallbacks to private copies, DC605 copy the kept members, DC606 reparent; per module, DC607 imports, DC610 the target's formatting
+fallbacks to private copies, DC605 copy the kept members (DC611 leaves out the stale comments of
+all that is copied), DC606 reparent; per module, DC607 imports, DC610 the target's formatting
 of the changed lines and DC611 the comments to review.
 """
 
@@ -39,6 +40,11 @@ class ClassRewrite:
     moved: dict = field(default_factory=dict)  # id of a class statement -> parent statements placed after it: DC612
     markers: bool = True  # write the "# decouple: ..." comments (--no-markers: none)
     plan: ClassPlan = field(default_factory=ClassPlan)
+    copied: rewrite_flag_comments.Copied | None = None  # takes the stale comments out of what is copied (DC611)
+
+    def __post_init__(self):
+        self.copied = rewrite_flag_comments.Copied(self.a, self.pinfo.rel, self.pinfo.lines)
+        self.plan.removed_comments = self.copied.removed
 
     def marker(self, text: str) -> list:
         """The leading line of a marker comment, or none under --no-markers."""

@@ -17,7 +17,7 @@ the new base's methods) and an explicit ``Base.__init__(self, ...)`` are always 
 from __future__ import annotations
 
 import ast
-from .ast_util import Pos, bind_arguments, dotted_name, first_param, is_docstring, is_super_call, pos, walk
+from .ast_util import Pos, bind_arguments, binding_count, dotted_name, first_param, is_docstring, is_super_call, names_bound, pos, walk
 from .facts import SETTER, Facts, MethodEffects, collect
 from .model import SideEffect, SliceResult
 from .rules import (
@@ -179,7 +179,8 @@ class Slicer:
                 if nxt == acc:
                     break
                 acc = nxt
-            if len(self.res.kept) > before:
+            # A loop whose target is read later defines that name, even with nothing kept inside.
+            if len(self.res.kept) > before or any(("L", t) in live for t in (set() if isinstance(s, ast.While) else names_bound(s.target))):
                 self._keep(s)
                 self._block(s.body, acc, keep_jumps=True)
                 out = (acc - {("L", t) for t in targets}) | live
@@ -189,7 +190,8 @@ class Slicer:
         if isinstance(s, (ast.With, ast.AsyncWith)):
             before = len(self.res.kept)
             lb = self._block(s.body, live, keep_jumps=keep_jumps)
-            if len(self.res.kept) > before:
+            targets = set().union(*(names_bound(i.optional_vars) for i in s.items if i.optional_vars is not None))
+            if len(self.res.kept) > before or any(("L", t) in live for t in targets):
                 self._keep(s)
                 self._use(lb, self._header_facts(s), s.lineno)
                 return lb
@@ -400,7 +402,9 @@ def _bind_consts(pinit: ast.FunctionDef, call: ast.Call) -> dict[str, object]:
         return {}
     out = {n: v.value for n, v in b.bound.items() if isinstance(v, ast.Constant)}
     out.update({n: d.value for n, d in b.defaults.items() if n not in b.bound and isinstance(d, ast.Constant)})
-    return out
+    # A parameter the body binds again holds the literal only until then: a test after
+    # ``workers = workers - 5`` is not decided by the bound 2.
+    return {n: v for n, v in out.items() if binding_count(pinit, n) == 1}
 
 
 def init_providers(st) -> set[str]:

@@ -28,12 +28,14 @@ def class_args(case_dir):
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    """Run the tool once per case: (case dir, output dir, exit code, stderr)."""
+    """Run the tool once per case, on a copy of its input outside this repository (inside it,
+    the patch would carry the repository's paths): (case dir, output dir, exit code, stderr)."""
     out = {}
     for case in CASES:
         d = FIXTURES / "rewrite" / case
         o = tmp_path_factory.mktemp(case)
-        code, _, err = run_cli(d / "input", *class_args(d), "--output", o)
+        tree = copy_tree(d / "input", tmp_path_factory.mktemp(f"{case}-input") / "input")
+        code, _, err = run_cli(tree, *class_args(d), "--output", o)
         out[case] = (d, o, code, err)
     return out
 

@@ -15,7 +15,8 @@ depends on the class it is written in), and members of a parent in another modul
 the first parent's.
 
 ## Fix safety
-Safe: the copied code is the parent's, byte for byte, now found on the class itself.
+Safe: the copied code is the parent's, byte for byte but for the stale comments DC611 leaves
+out, now found on the class itself.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def apply(ctx, body):
         origin = f"{MARKER} {owner.name}.{name}"
         if m.kind == "class_attribute":
             node = ctx.p.lines[id(ctx.p.stmt(m.node))]
-            node = bound(name, node)
+            node = ctx.copied.strip(bound(name, node), m.node.lineno - len(node.leading_lines), m.node.end_lineno)
             attrs.append(node.with_changes(leading_lines=[BLANK, *ctx.marker(origin)] + [l for l in node.leading_lines if l.comment is not None]))
             ctx.plan.inlined.append(f"class attribute `{name}` (its value differs from the new base's)")
         elif m.kind in ("method", "property"):
@@ -60,7 +61,9 @@ def apply(ctx, body):
             for i, n in enumerate(nodes):
                 if _mangled(n):
                     raise UnsafeError(f"{owner.name}.{name} uses a name-mangled attribute ({_mangled(n)}); copying it into {a.cls.name} would change its meaning", ID)
-                node = bound(name, ctx.p.stmt(n))
+                node = ctx.p.stmt(n)
+                first = min([n.lineno] + [d.lineno for d in n.decorator_list]) - len(node.leading_lines)
+                node = ctx.copied.strip(bound(name, node), first, n.end_lineno)
                 if name in fallbacks:
                     methods.append(rewrite_super_fallback.copy_node(ctx, name, node))
                     continue

@@ -1,24 +1,31 @@
-"""DC611 stale-comments: flag the comments around the change that may now be false.
+"""DC611 stale-comments: remove the copied comments that are now false, flag the class's own.
 
 ## What it does
-After the rewrite, lists the comments for a reviewer to read again: every comment the patch
-adds (those copied with inlined statements and members) and every comment in the class's
-``__init__``, when it names a member of the parent that was dropped (and that the class does
-not define or assign itself), names the parent, or
-speaks of ``super()`` or of a parent. The tool's own marker comments are not listed.
+A comment is stale when it names a member of the parent that was dropped (and that the class
+does not define or assign itself), names the parent, or speaks of ``super()`` or of a parent.
+A stale comment the patch copies (with the inlined statements of the parent's ``__init__``
+and the copied members) is removed from the patched code; a run of whole-line comments is one
+comment, removed whole, so that no sentence is left cut. The report counts them; report.json
+lists each with its text and its line in the parent's file. The class's own comments (in its
+``__init__``, or beside the change) are the user's words: a stale one stays, listed under
+"Comments to review". So are tool directives (``# type:``, ``# noqa``, ``# pragma``, ``# fmt:``...)
+the patch copies, which mean something to a tool. The tool's own marker comments are neither.
 
 ## Why
 A comment copied from the parent describes the parent's code: "kv_indptr is preallocated"
-above a class that no longer allocates it is a lie the checks cannot see. A class's own
-comment about what its ``super().__init__()`` does stops being true when that call is gone.
+above a class that no longer allocates it is a lie the checks cannot see, and the patch is
+the tool's text, not the user's. A class's own comment about what its ``super().__init__()``
+does stops being true when that call is gone, but only its author can say what to write instead.
 
 ## Known problems
-Found by words, not meaning: a comment can be flagged and still be true, and a false one
-that names nothing of the parent is not found. Member names shorter than four letters are
-not matched.
+Found by words, not meaning: a comment can be found stale and still be true (it is then
+removed if copied), and a false one that names nothing of the parent is not found. Member
+names shorter than four letters are not matched. A whole-line comment that continues a
+removed end-of-line comment on the next lines stays.
 
 ## Fix safety
-Reported only ("Comments to review"); nothing is rewritten.
+Safe: comments carry no behaviour, and they are removed from the libcst tree, which keeps the
+code valid.
 """
 
 from __future__ import annotations
@@ -27,6 +34,11 @@ import ast
 import io
 import re
 import tokenize
+from dataclasses import dataclass, fields
+
+import libcst as cst
+
+from .verdict_already_decoupled import MARKER
 
 ID = "DC611"
 NAME = "stale-comments"
@@ -50,25 +62,131 @@ def find(a, after: str, changed: set[int], marker: str) -> list[tuple[int, str, 
         return []
     init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
     in_init = range(init.lineno, init.end_lineno + 1) if init else range(0)
-    own = a.cls.members  # what the class defines or assigns itself is still there
-    dropped = sorted({n for n in a.members if n not in a.kept and n not in own and len(n.strip("_")) >= 4}, key=len, reverse=True)
-    words = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, dropped)) + r")\b") if dropped else None
+    stale = Stale(a)
     out = []
     for line, text in comments:
         if marker in text or (line not in changed and line not in in_init):
             continue
-        why = _why(text, a.parent.name, words)
+        why = stale.why(text)
         if why:
             out.append((line, text.strip(), why))
     return out
 
 
-def _why(comment: str, parent: str, words) -> str | None:
-    m = words.search(comment) if words else None
-    if m:
-        return f"names {m.group(1)}, which the class no longer has"
-    if re.search(rf"\b{re.escape(parent)}\b", comment):
-        return f"names {parent}, which is no longer a base"
-    if re.search(r"super\(\)|\bparent\b", comment, re.I):
-        return "speaks of the parent or super(), which no longer run the parent's code"
-    return None
+class Stale:
+    """What makes a comment stale for one class: the dropped members' names, the parent's, super()."""
+
+    def __init__(self, a):
+        own = a.cls.members  # what the class defines or assigns itself is still there
+        dropped = sorted({n for n in a.members if n not in a.kept and n not in own and len(n.strip("_")) >= 4}, key=len, reverse=True)
+        self.words = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, dropped)) + r")\b") if dropped else None
+        self.parent = a.parent.name
+
+    def why(self, comment: str) -> str | None:
+        m = self.words.search(comment) if self.words else None
+        if m:
+            return f"names {m.group(1)}, which the class no longer has"
+        if re.search(rf"\b{re.escape(self.parent)}\b", comment):
+            return f"names {self.parent}, which is no longer a base"
+        if re.search(r"super\(\)|\bparent\b", comment, re.I):
+            return "speaks of the parent or super(), which no longer run the parent's code"
+        return None
+
+
+# Comments that tell a tool something: removing one would change what the tool does.
+_DIRECTIVE = re.compile(r"#\s*(type:|noqa\b|pragma\b|fmt:|pylint:|mypy:|pyright:|isort:|ruff:|nosec\b)", re.I)
+
+
+@dataclass
+class Removed:
+    """A copied comment the patch leaves out: its text, where the parent's file has it, why."""
+
+    comment: str
+    file: str
+    line: int | None
+    why: str
+
+
+class Copied:
+    """Removes the stale comments from the nodes a class's rewrite copies out of the parent's module.
+
+    ``lines``: the parent's module; each removed comment is looked for there, in order, to say
+    where it came from (the copied node may be renamed or filtered, so its own positions are not
+    the parent's)."""
+
+    def __init__(self, a, rel: str, lines: list[str]):
+        self.stale = Stale(a)
+        self.rel = rel
+        self.lines = lines
+        self.removed: list[Removed] = []
+
+    def strip_all(self, nodes: list, first: int, last: int) -> list:
+        """Each of ``nodes``, all copied from lines ``first``..``last`` of the parent's file."""
+        return [self.strip(node, first, last) for node in nodes]
+
+    def strip(self, node, first: int, last: int):
+        """``node`` (copied from lines ``first``..``last`` of the parent's file) without its stale comments."""
+        t = _Strip(self.stale)
+        node = node.visit(t)
+        for texts, why in t.found:
+            self.removed.append(Removed("\n".join(texts), self.rel, self._locate(texts, first, last), why))
+        return node
+
+    def _locate(self, texts: list[str], first: int, last: int) -> int | None:
+        """The first line of ``first``..``last`` not yet reported that holds ``texts`` (a comment's lines)."""
+        taken = {r.line for r in self.removed if r.file == self.rel}
+        for n in range(max(first, 1), min(last, len(self.lines)) + 1):
+            here = self.lines[n - 1:n - 1 + len(texts)]
+            if n not in taken and len(here) == len(texts) and (
+                    all(line.strip() == text for line, text in zip(here, texts)) or (len(texts) == 1 and here[0].rstrip().endswith(texts[0]))):
+                return n
+        return None
+
+
+class _Strip(cst.CSTTransformer):
+    """Leaves out every stale comment: a run of whole-line comments as one, an end-of-line one
+    with the spaces before it."""
+
+    def __init__(self, stale: Stale):
+        self.stale = stale
+        self.found: list[tuple[list[str], str]] = []  # (the comment's lines, why), in order
+
+    def on_leave(self, original, updated):
+        changes = {}
+        if isinstance(updated, cst.TrailingWhitespace) and updated.comment is not None:
+            why = self._why(updated.comment.value)
+            if why:
+                self.found.append(([updated.comment.value], why))
+                changes = {"comment": None, "whitespace": cst.SimpleWhitespace("")}
+        for f in fields(updated):
+            value = getattr(updated, f.name)
+            if isinstance(value, (list, tuple)) and value and all(isinstance(x, cst.EmptyLine) for x in value):
+                lines = self._lines(list(value))
+                if len(lines) != len(value):
+                    changes[f.name] = lines
+        return updated.with_changes(**changes) if changes else updated
+
+    def _lines(self, lines: list) -> list:
+        """``lines`` without the runs of comment lines of which one line is stale."""
+        out, i = [], 0
+        while i < len(lines):
+            if lines[i].comment is None:
+                out.append(lines[i])
+                i += 1
+                continue
+            j = i
+            while j < len(lines) and lines[j].comment is not None:
+                j += 1
+            run = [l.comment.value for l in lines[i:j]]
+            why = next((w for w in map(self._why, run) if w), None)
+            if why is None or any(_DIRECTIVE.match(c) for c in run):
+                out.extend(lines[i:j])
+            else:
+                self.found.append((run, why))
+                if out and out[-1].comment is None and j < len(lines) and lines[j].comment is None:
+                    j += 1  # the run stood between two blank lines: one of them is enough
+            i = j
+        return out
+
+    def _why(self, comment: str) -> str | None:
+        return None if _DIRECTIVE.match(comment) or MARKER in comment else self.stale.why(comment)

@@ -5,7 +5,8 @@ While slicing the parent's ``__init__``, an ``if`` whose test is constant for th
 folded: ``self.__class__ is P`` / ``type(self) == P`` (false for the class, and for any
 class between P and the new base), a parameter that the class's ``super().__init__(...)``
 call binds to a literal (or that keeps a literal default), a comparison of such parameters and
-literals (``workers < 1`` with ``workers`` bound to 2: a validation the class always passes),
+literals (``workers < 1`` with ``workers`` bound to 2: a validation the class always passes;
+``mode not in ("fast", "slow")`` against a tuple, list or set of literals),
 ``not`` of those, literal tests, and an ``and`` (``or``) whose first operand folds to false
 (true), where evaluation stops before any other operand runs, or whose operands all fold. The branch that runs is inlined without its ``if``; the other is neither kept nor
 reported.
@@ -15,9 +16,11 @@ Code that can never run for the class is not worth copying, and its side effects
 the class's.
 
 ## Known problems
-A parameter reassigned before the test is still folded by its bound value only when the
-slice proves it is never reassigned (the inline rule binds it otherwise). ``isinstance``
-tests are not folded. Comparisons fold only between numbers, strings, bytes, booleans and
+A parameter that the parent's ``__init__`` binds again anywhere (an assignment, a loop or
+``with`` target, ``except ... as``, an import, a nested ``def``) is not folded at all, even in
+a test before the new binding. Only ``if`` tests fold: a literal comparison left in an
+``assert``, a ``while``, a conditional expression or an ``and`` whose first operand is not
+constant stays as written (true to the original, only not simplified). ``isinstance`` tests are not folded. Comparisons fold only between numbers, strings, bytes, booleans and
 ``None`` (``is``/``is not`` only against ``None``, ``True`` or ``False``), never through a
 method a class could define. When the class's call passes a ``**mapping`` or ``*iterable``, nothing is
 folded on the parent's parameters, not even one passed explicitly: the mapping may set any
@@ -74,6 +77,16 @@ def _compare(test: ast.Compare, consts: dict[str, object]):
     else None (a chain stops at its first false link, as Python's does)."""
     operands = [test.left, *test.comparators]
     for op, left, right in zip(test.ops, operands, operands[1:]):
+        if isinstance(op, (ast.In, ast.NotIn)):
+            a, items = _literal(left, consts), _items(right, consts)
+            if a is _NO_VALUE or type(a) not in _PLAIN or items is None:
+                return None
+            try:
+                if (a in items) is isinstance(op, ast.NotIn):
+                    return False
+            except TypeError:  # an unhashable value against a set literal raises at run time
+                return None
+            continue
         a, b = _literal(left, consts), _literal(right, consts)
         if type(op) not in _OPS or any(v is _NO_VALUE or type(v) not in _PLAIN for v in (a, b)):
             return None
@@ -85,6 +98,18 @@ def _compare(test: ast.Compare, consts: dict[str, object]):
         except TypeError:  # "2 < 'a'" raises at run time: not folded, the test stays
             return None
     return True
+
+
+def _items(e: ast.AST, consts: dict[str, object]):
+    """The values of a tuple, list or set display of literals (as that container, so that ``in``
+    tests them as Python would), else None."""
+    kinds = {ast.Tuple: tuple, ast.List: list, ast.Set: set}
+    if type(e) not in kinds or any(isinstance(x, ast.Starred) for x in e.elts):
+        return None
+    values = [_literal(x, consts) for x in e.elts]
+    if any(v is _NO_VALUE or type(v) not in _PLAIN for v in values):
+        return None
+    return kinds[type(e)](values)
 
 
 def _literal(e: ast.AST, consts: dict[str, object]):

@@ -115,7 +115,7 @@ def init_block(ctx) -> list[cst.BaseStatement]:
     sl = a.init_slice
     if pinit is None or sl is None or not sl.kept:
         return []
-    stmts = _filter(ctx, ctx.p.stmt(pinit).body.body, dict(sl.folded))
+    stmts = ctx.copied.strip_all(_filter(ctx, ctx.p.stmt(pinit).body.body, dict(sl.folded)), pinit.lineno, pinit.end_lineno)
     if not stmts and not a.moved:
         return []
     mapping, forwarded, prelude = _bindings(ctx, pinit)
@@ -125,7 +125,7 @@ def init_block(ctx) -> list[cst.BaseStatement]:
     stmts = forwarded + [rewrite_bind_names.retarget_super(a, ctx.pinfo, rename(s, mapping)) for s in prelude + stmts] if stmts else []
     for d, r in a.moved:  # DC612: after the class's own repeat of the value they read
         ctx.moved.setdefault(id(ctx.c.lines.get(id(ctx.c.stmt(r)))), []).append(
-            rename(ctx.p.lines[id(ctx.p.stmt(d))].with_changes(leading_lines=[]), mapping))
+            rename(ctx.copied.strip(ctx.p.lines[id(ctx.p.stmt(d))].with_changes(leading_lines=[]), d.lineno, d.end_lineno), mapping))
     for p_, r in a.recomputed.items():
         ctx.plan.inlined.append(f"not inlined: `{_source_line(a.parent_init_owner, p_[0])}`, since {a.cls.name}.__init__ "
                                 f"assigns the same value at line {r.lineno} before anything reads it"

@@ -1,8 +1,9 @@
-"""DC611 stale-comments: comments beside the change that may now be false are listed for review."""
+"""DC611 stale-comments: copied comments that are now false are left out of the patch; the class's
+own are listed for review."""
 
 import pytest
 
-from ruletools import write
+from ruletools import run_both, write
 from codemod.discover import Tree
 from codemod.index import Index
 from codemod.pipeline import analyse_all, build_patches
@@ -20,11 +21,21 @@ class Parent:
 """
 
 
-def comments(tmp_path, child: str, base: str = BASE) -> list[tuple[str, str]]:
+def patched(tmp_path, child: str, base: str = BASE):
     write(tmp_path, {"base.py": base, "child.py": child})
     index = Index(Tree.open(tmp_path))
     patches, _ = build_patches(index, analyse_all(index, ("pkg.child:Child",), None, None))
-    return [(text, why) for p in patches for plan in p.plans.values() for _, text, why in plan.comments]
+    return patches
+
+
+def comments(tmp_path, child: str, base: str = BASE) -> list[tuple[str, str]]:
+    return [(text, why) for p in patched(tmp_path, child, base) for plan in p.plans.values() for _, text, why in plan.comments]
+
+
+def removed(tmp_path, child: str, base: str = BASE):
+    """(the patched module, [(comment, file, line, why)] left out of it)."""
+    [p] = patched(tmp_path, child, base)
+    return p.after, [(r.comment, r.file, r.line, r.why) for plan in p.plans.values() for r in plan.removed_comments]
 
 
 def child(init: str, body: str = "    def total(self):\n        return self.size()\n") -> str:
@@ -49,7 +60,98 @@ def test_near_miss_a_member_the_class_assigns_itself_is_not_stale(tmp_path):
     assert comments(tmp_path, child("        super().__init__(count)\n        # the pool is ours now\n        self.pool = []")) == []
 
 
-def test_a_copied_comment_that_names_a_dropped_member_is_flagged(tmp_path):
+def test_a_copied_comment_that_names_a_dropped_member_is_left_out(tmp_path):
     base = BASE.replace("counts what was asked for", "counts what the pool holds")
-    found = comments(tmp_path, child("        super().__init__(count)"), base)
-    assert found == [("# counts what the pool holds", "names pool, which the class no longer has")]
+    after, gone = removed(tmp_path, child("        super().__init__(count)"), base)
+    assert gone == [("# counts what the pool holds", "pkg/base.py", 7, "names pool, which the class no longer has")]
+    assert "pool" not in after and "def size(self):" in after
+    assert comments(tmp_path, child("        super().__init__(count)"), base) == []  # left out, so not to review
+
+
+# The parent allocates a pool the class never reads; what is copied (a statement of __init__, a
+# class attribute, a method) carries the comments below.
+COPIED = """
+class Parent:
+    # FLAG
+    LIMIT = 3  # TRAILING
+
+    def __init__(self, count):
+        self.pool = [None] * (count + 1)
+        # INIT
+        self.count = min(count, self.LIMIT)
+
+    # METHOD
+    def size(self):
+        return (
+            self.count  # INNER
+        )
+"""
+CHILD_COPIED = "from .base import Parent\n\n\nclass Child(Parent):\n    def __init__(self, count):\n        super().__init__(count)\n\n" \
+               "    def total(self):\n        return self.size()\n"
+
+
+def _copied(**comments: str) -> str:
+    base = COPIED
+    for slot in ("FLAG", "TRAILING", "INIT", "METHOD", "INNER"):
+        base = base.replace(slot, comments.get(slot.lower(), slot.lower() + " note"))
+    return base
+
+
+@pytest.mark.parametrize("slot, text, line", [
+    pytest.param("flag", "the pool is small", 2, id="above-a-class-attribute"),
+    pytest.param("trailing", "as in Parent", 3, id="end-of-line"),
+    pytest.param("init", "the pool is sized first", 7, id="in-the-inlined-init"),
+    pytest.param("method", "parent's view of the count", 10, id="above-a-method"),
+    pytest.param("inner", "before super() runs", 13, id="inside-an-expression"),
+])
+def test_a_stale_copied_comment_is_left_out_and_the_code_behaves_the_same(tmp_path, slot, text, line):
+    files = {"base.py": _copied(**{slot: text}), "child.py": CHILD_COPIED}
+    before, after, patched_text = run_both(tmp_path, files, "from pkg.child import Child\nc = Child(5)\nprint(c.total(), c.LIMIT)")
+    assert before == after == "3 3\n"
+    assert text not in patched_text and "pool" not in patched_text.replace("# decouple", "")
+    for other in {"flag", "trailing", "init", "method", "inner"} - {slot}:
+        assert f"# {other} note" in patched_text  # the comments that name nothing stale stay
+    assert f"    {slot} note" not in patched_text
+    _, gone = removed(tmp_path / "r", CHILD_COPIED, _copied(**{slot: text}))
+    assert [(c, line) for c, _, line, _ in gone] == [(f"# {text}", line)]
+    compile(patched_text, "child.py", "exec")
+    if slot == "trailing":
+        assert "    LIMIT = 3\n" in patched_text  # no space left where the comment was
+
+
+def test_a_run_of_comment_lines_goes_whole_and_a_separate_one_stays(tmp_path):
+    base = _copied(method="the count, capped as the\n    # pool allows (the cap is a\n    # class attribute)\n\n    # kept apart")
+    base = base.replace("    # kept apart\n    def size", "    # kept apart\n    def size")
+    after, gone = removed(tmp_path, CHILD_COPIED, base)
+    assert [(c.count("\n"), line) for c, _, line, _ in gone] == [(2, 10)]
+    assert "capped" not in after and "class attribute)" not in after and "# kept apart" in after
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param("the count, never above LIMIT", id="names-a-kept-member"),
+    pytest.param("count requests at most", id="names-nothing-stale"),
+])
+def test_near_miss_a_copied_comment_that_is_still_true_stays(tmp_path, text):
+    after, gone = removed(tmp_path, CHILD_COPIED, _copied(method=text))
+    assert gone == [] and f"# {text}" in after
+
+
+def test_near_miss_a_copied_tool_directive_stays_and_is_flagged(tmp_path):
+    base = _copied(trailing="type: ignore  # Parent's limit")
+    after, gone = removed(tmp_path, CHILD_COPIED, base)
+    assert gone == [] and "# type: ignore  # Parent's limit" in after
+    assert comments(tmp_path / "again", CHILD_COPIED, base) == [("# type: ignore  # Parent's limit", "names Parent, which is no longer a base")]
+
+
+def test_the_report_counts_the_removed_comments(tmp_path):
+    from conftest import run_cli
+
+    write(tmp_path / "tree", {"base.py": _copied(method="the parent's count"), "child.py": CHILD_COPIED})
+    code, _, err = run_cli(str(tmp_path / "tree"), "--class", "pkg.child:Child", "--output", str(tmp_path / "out"), "--no-cache")
+    assert code == 0, err
+    import json
+    [c] = json.loads((tmp_path / "out" / "report.json").read_text())["classes"]
+    assert c["comments_removed"] == [{"comment": "# the parent's count", "file": "pkg/base.py", "line": 10,
+                                      "why": "speaks of the parent or super(), which no longer run the parent's code", "rule": "DC611"}]
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert md.count("Copied comments left out of the patch (DC611): 1;") == 1

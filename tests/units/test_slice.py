@@ -200,7 +200,10 @@ def test_fold_boolean_operators(test, value):
     pytest.param("workers < size", None, id="near-miss-a-free-parameter"),
     pytest.param("workers is 2", None, id="near-miss-identity-of-a-number"),
     pytest.param("workers < name", None, id="near-miss-a-comparison-that-raises"),
-    pytest.param("workers in (1, 2)", None, id="near-miss-membership"),
+    pytest.param("workers in (1, 2)", True, id="membership-in-a-tuple-of-literals"),
+    pytest.param("name not in ['light', 'heavy']", False, id="membership-in-a-list"),
+    pytest.param("workers in (1, size)", None, id="near-miss-membership-with-a-free-parameter"),
+    pytest.param("workers in sizes", None, id="near-miss-membership-in-a-name"),
     pytest.param("items == []", None, id="near-miss-a-list"),
 ])
 def test_fold_comparisons_of_bound_parameters(test, value):
