@@ -38,9 +38,12 @@ from .state import ClassState
 class Analyzer:
     """The analysis of a run: the index it reads, and how it reports progress."""
 
-    def __init__(self, index: Index, progress=None, all_uses: bool = False, knowledge: Knowledge | None = None):
+    def __init__(self, index: Index, progress=None, all_uses: bool = False, knowledge: Knowledge | None = None,
+                 gone: dict | None = None):
         self.index = index
         self.knowledge = knowledge or Knowledge()
+        # Methods that no longer run on other classes this run decouples (DC153's second pass).
+        self.gone = gone or {}
         self.progress = progress  # (done, total, what) -> None; a bar on a terminal
         # One outside use is enough to keep a member, so by default the search for a
         # member's uses stops at the first (in file order); all_uses types and lists every one.
@@ -71,7 +74,7 @@ class Analyzer:
         chain, base_q = self._chain(parent, base)
         extra = [_norm_object(b) for c in chain for b in c.bases[1:]]
         a = ClassAnalysis(cls, parent, base_q, chain=chain, extra_bases=[b for b in extra if b != "builtins.object"])
-        st = ClassState(self.index, a, self.all_uses, self.progress, knowledge=self.knowledge)
+        st = ClassState(self.index, a, self.all_uses, self.progress, knowledge=self.knowledge, gone=self.gone)
         for c in reversed(chain):
             for name, m in c.members.items():
                 if name != "__init__":

@@ -227,10 +227,19 @@ def compute(tree: Tree, options: Options) -> Result:
 
     analyses = analyse_all(index, options.classes, options.parent, options.base, options.all_uses, options.markers,
                            while_waiting=parse_ahead, knowledge=options.knowledge)
+    first = analyses
+    second = _second_pass(index, options, analyses, limits)
+    analyses = [second[id(a)][0] if id(a) in second else a for a in analyses]
     warnings = unparsable_files(index, analyses)
     candidates = [a for a in analyses if would_decouple(a, limits)]
     patches, refusals = ([], {}) if options.analyse_only else build_patches(index, candidates, options.markers, options.presented,
                                                                               parsed)
+    refused = {a.cls.name for a in candidates if id(a) in refusals}
+    back = {id(a) for a in first if id(a) in second and second[id(a)][1] & refused}
+    if back:  # a second analysis assumed a class decoupled whose patch is refused: the first stands
+        analyses = [a if id(a) in back or id(a) not in second else second[id(a)][0] for a in first]
+        candidates = [a for a in analyses if would_decouple(a, limits)]
+        patches, refusals = build_patches(index, candidates, options.markers, options.presented, parsed)
     verdicts = [decide(a, refusals.get(id(a)), limits) for a in analyses]
     unsafe = any(v.decision == Decision.UNSAFE for v in verdicts)
     if unsafe:
@@ -263,6 +272,19 @@ def compute(tree: Tree, options: Options) -> Result:
         unsafe=unsafe,
         changes=any(v.decision == Decision.DECOUPLE for v in verdicts),
     )
+
+
+def _second_pass(index: Index, options: Options, analyses: list[ClassAnalysis], limits) -> dict:
+    """DC153: the classes analysed again without the code that other classes decoupled in this
+    run leave behind; ``id`` of a first analysis -> (second analysis, the classes it assumes)."""
+    from .analyse import Analyzer
+    from .rules import drop_gone_callers
+    from .verdict import would_decouple
+
+    def reanalyse(a: ClassAnalysis, gone: dict) -> ClassAnalysis:
+        return Analyzer(index, None, options.all_uses, options.knowledge, gone=gone).analyse(a.cls, a.parent, options.base)
+
+    return drop_gone_callers.joint(index, [a for a in analyses if would_decouple(a, limits)], reanalyse)
 
 
 def run_pipeline(tree: Tree, options: Options) -> int:

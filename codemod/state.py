@@ -26,6 +26,7 @@ class ClassState:
     all_uses: bool = False  # list every outside use, not only a member's first
     progress: object = None  # (done, total, what) -> None
     knowledge: Knowledge = field(default_factory=Knowledge)  # what the user states (--keep proven, --assume-unused)
+    gone: dict = field(default_factory=dict)  # id of a method -> classes it no longer runs on (DC153)
     queue: list[str] = field(default_factory=list)  # kept members not yet followed into P's code
     super_reached: set[str] = field(default_factory=set)  # members C's super().m() calls run
     flow: Flow | None = None  # receiver typing, built by the first rule that needs it
@@ -171,7 +172,7 @@ class ClassState:
 
     def receivers(self) -> Flow:
         if self.flow is None:
-            self.flow = Flow(self.index, self.a.cls)
+            self.flow = Flow(self.index, self.a.cls, gone=self.gone)
         return self.flow
 
     def scan_method(self, owner: ClassInfo, fn: ast.FunctionDef, satisfied, who: str, rule: str) -> None:

@@ -224,6 +224,9 @@ class Calls:
         if self.bound_more_than_once(fn, name):
             self.unknown(f"{name} is bound again in {cls.name}.{fn.name} ({cls.file}:{fn.lineno})")
             return None
+        leaving = self.gone.get(id(fn))
+        if leaving:  # another class decoupled in this run leaves the method: it and its subclasses are not self
+            return [EXACT + c.qualname for c in [cls] + self._subs(cls) if c.qualname not in leaving]
         return [cls.qualname]
 
     def _shadowed(self, mod: ModuleInfo, expr: ast.AST, at: ast.AST) -> bool:

@@ -75,10 +75,11 @@ class Types(Calls, Attributes, Elements, Containers, Dispatch, Stores, Names):
     """What an expression of the tree may evaluate to, for one target class (whose relation to
     each type decides when a parameter's annotation is enough, and when its call sites are needed)."""
 
-    def __init__(self, index: Index, rel, site_filter=None):
+    def __init__(self, index: Index, rel, site_filter=None, gone: dict | None = None):
         self.index = index
         self.rel = rel
         self.site_filter = site_filter  # (module, call) -> True to ignore a call site (code the rewrite drops)
+        self.gone = gone or {}  # id of a method -> classes its self can no longer be (another class decoupled)
         self._memos: dict[tuple, list[str] | None] = {}
         self._active: set[tuple] = set()
         self._frames: list[set] = []

@@ -206,7 +206,8 @@ class Names:
                 return True, None
             it = node.iter
             if isinstance(it, ast.Attribute):
-                return True, self.attr_types(it.attr, element=True)
+                holders = self._holders(mod, it.value, node)  # for b in self.backends: the holder's stores
+                return True, (self._held_types(holders, it.attr, True) if holders is not None else self.attr_types(it.attr, element=True))
             if isinstance(it, (ast.List, ast.Tuple)):
                 return True, self.value_types(mod, it, element=True)
             if isinstance(it, ast.Name):

@@ -105,11 +105,12 @@ class Relation:
 class Flow:
     """Receiver typing for one target class across the tree."""
 
-    def __init__(self, index: Index, target: ClassInfo, site_filter=None):
-        """``site_filter``: (module, call) -> True to ignore a call site (code the rewrite drops)."""
+    def __init__(self, index: Index, target: ClassInfo, site_filter=None, gone: dict | None = None):
+        """``site_filter``: (module, call) -> True to ignore a call site (code the rewrite drops);
+        ``gone``: id of a method -> the classes its ``self`` can no longer be (DC153)."""
         self.index = index
         self.rel = Relation(target, index)
-        self.types = Types(index, self.rel, site_filter)
+        self.types = Types(index, self.rel, site_filter, gone)
         self._may_have = _UNSET
         self._lenient: LenientTypes | None = None
 
@@ -172,7 +173,7 @@ class Flow:
         instance can get there, never that nothing else can: it may make a use stronger, never
         weaker."""
         if self._lenient is None:
-            self._lenient = LenientTypes(self.index, self.rel, self.types.site_filter)
+            self._lenient = LenientTypes(self.index, self.rel, self.types.site_filter, self.types.gone)
             self._lenient._modules_seen = self.types._modules_seen  # looked at already: free
             self._witness_parses = WITNESS_PARSES
         types = self._lenient.query(mod, recv, at, self._witness_parses)

@@ -94,7 +94,7 @@ def run(st, out: Scanned) -> bool:
         return False
     from ..receiver_typing.typing_flow import SHOWN, Flow
 
-    flow = st.flow = Flow(st.index, a.cls, site_filter=st.in_dropped_parent_code)
+    flow = st.flow = Flow(st.index, a.cls, site_filter=st.in_dropped_parent_code, gone=st.gone)
     # A use that merely could not be ruled out keeps a member, but is weak evidence: the files
     # parsed anyway are still searched for a use on a receiver shown to hold an instance.
     # (Parsing more files only for that costs more than the rest of the search.)

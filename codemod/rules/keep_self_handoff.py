@@ -24,6 +24,10 @@ A registration, a callback table, an observer list: other code finds the instanc
 through them. Dropped, lookups fail and events no longer reach it, while every check on
 the patched file passes.
 
+A lambda whose body only reads data attributes of the instance (``get_buffer(key, lambda:
+bytearray(self.size))``) may be called by the receiving code: it runs there and then and hands
+the instance nowhere. Kept or passed on, it is a handoff like any other.
+
 ## Known problems
 - Properties of the class read by the callee run code that is not followed.
 - The callee's own methods are not followed: calling one keeps the statement.
@@ -72,7 +76,8 @@ def match(stmt: ast.stmt, selfname: str, methods: set[str], resolve, resolve_cla
         name = dotted_name(call.func) or ast.unparse(call.func)
         if not _result_stays_on_self(call, stmt, parents, selfname):
             return f"hands the instance to {name}(), whose result goes where it cannot be followed: kept"
-        why = _escapes(resolve(call), call, handed, resolve_class, methods, 0)
+        runs = {id(h) for h in handed if _reading_closure(h, selfname, methods)}
+        why = _escapes(resolve(call), call, handed, resolve_class, methods, 0, runs)
         if why:
             return f"hands the instance to {name}(), which {why}: kept"
     return None
@@ -147,8 +152,27 @@ def _result_stays_on_self(call: ast.Call, stmt: ast.stmt, parents: dict, selfnam
             and _on_self(up.func.value, selfname) and parents.get(id(up)) is stmt and isinstance(stmt, ast.Expr))
 
 
-def _escapes(target, call: ast.Call, handed: list, resolve_class, methods: set[str], depth: int) -> str | None:
-    """How the receiving code may let the instance out, or None when it provably keeps it."""
+def _reading_closure(expr: ast.AST, selfname: str, methods: set[str]) -> bool:
+    """Whether ``expr`` is a lambda whose body uses the instance only to read data attributes
+    (``lambda: bytearray(self.size)``): calling it hands the instance nowhere."""
+    if not isinstance(expr, ast.Lambda):
+        return False
+    parents: dict = {}
+    for n in walk(expr.body, parents):
+        if isinstance(n, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        if isinstance(n, ast.Name) and n.id == selfname:
+            up = parents.get(id(n))
+            if not (isinstance(up, ast.Attribute) and up.value is n and isinstance(up.ctx, ast.Load) and up.attr not in methods):
+                return False
+    return True
+
+
+def _escapes(target, call: ast.Call, handed: list, resolve_class, methods: set[str], depth: int,
+             runs: set[int] = frozenset()) -> str | None:
+    """How the receiving code may let the instance out, or None when it provably keeps it.
+    ``runs``: ids of the handed closures that only read data attributes of the instance; the
+    callee may call them (they run there and then) but not keep or pass them on."""
     if target is None:
         return "is outside the tree or cannot be resolved"
     if depth > _DEPTH:
@@ -156,7 +180,7 @@ def _escapes(target, call: ast.Call, handed: list, resolve_class, methods: set[s
     if isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)):
         if raises(target):
             return f"raises or asserts ({target.name}, line {target.lineno})"
-        return _escapes_in(target, call, handed, methods, method=False, own_methods=set())
+        return _escapes_in(target, call, handed, methods, method=False, own_methods=set(), runs=runs)
     cls = target
     init = cls.methods.get("__init__")
     if init is None:
@@ -165,7 +189,7 @@ def _escapes(target, call: ast.Call, handed: list, resolve_class, methods: set[s
             return None
         base = resolve_class(bases[0])
         return _escapes(base, call, handed, resolve_class, methods, depth + 1) if base is not None else f"inherits {bases[0]}, which cannot be followed"
-    why = _escapes_in(init, call, handed, methods, method=True, own_methods=set(cls.methods))
+    why = _escapes_in(init, call, handed, methods, method=True, own_methods=set(cls.methods), runs=runs)
     if why:
         return f"{why} ({cls.name}.__init__)"
     for sup in walk(init):
@@ -183,11 +207,13 @@ def _escapes(target, call: ast.Call, handed: list, resolve_class, methods: set[s
     return None
 
 
-def _escapes_in(fn: ast.FunctionDef, call: ast.Call, handed: list, methods: set[str], *, method: bool, own_methods: set[str]) -> str | None:
+def _escapes_in(fn: ast.FunctionDef, call: ast.Call, handed: list, methods: set[str], *, method: bool, own_methods: set[str],
+                runs: set[int] = frozenset()) -> str | None:
     b = bind_arguments(fn, call, method=method)
     if b.opaque:
         return "is called with *args or **kwargs"
     params = {p for p, v in b.bound.items() if any(v is h for h in handed)}
+    called = {p for p, v in b.bound.items() if id(v) in runs}  # closures that may be called here, nothing more
     if len(params) < len(handed):
         return "receives it through *args or **kwargs"
     own = first_param(fn) if method else None
@@ -225,6 +251,9 @@ def _escapes_in(fn: ast.FunctionDef, call: ast.Call, handed: list, methods: set[
         if isinstance(n, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)) and any(holds(x) or (isinstance(x, ast.Name) and x.id == own) for x in walk(n)):
             return "uses it in a closure"
         if holds(n):
+            up = parents.get(id(n))
+            if isinstance(n, ast.Name) and n.id in called and isinstance(up, ast.Call) and up.func is n:
+                continue  # the closure runs now and reads data attributes only
             why = _holder_use(n, parents, own_targets, methods)
             if why:
                 return why

@@ -76,6 +76,8 @@ HANDOFFS = [
     pytest.param("EVENTS.append(self)", id="appended-to-a-global-list"),
     pytest.param("self.watch = Watcher(self)", id="constructor-that-registers"),
     pytest.param("self.listener = Listener(self.on_event)", id="bound-method-to-a-publishing-constructor"),
+    pytest.param("self.later = defer(lambda: self.n)", id="a-reading-closure-kept-by-the-callee"),
+    pytest.param("self.made = make_now(lambda: register(self))", id="a-closure-that-publishes-when-called"),
 ]
 HELPERS = """
 class Watcher:
@@ -87,6 +89,15 @@ class Watcher:
 class Listener:
     def __init__(self, callback):
         REGISTRY['listener'] = callback
+
+
+def defer(make):
+    REGISTRY['later'] = make
+    return None
+
+
+def make_now(make):
+    return make()
 
 
 class Helper:
@@ -110,7 +121,8 @@ def test_a_handoff_still_publishes_the_instance(tmp_path, body):
         from pkg.base import REGISTRY, EVENTS
         from pkg.child import Child
         c = Child(4)
-        found = [k for k, v in REGISTRY.items() if v is c or getattr(v, '__self__', None) is c]
+        cells = lambda v: [x.cell_contents for x in getattr(v, '__closure__', None) or ()]
+        found = [k for k, v in REGISTRY.items() if v is c or getattr(v, '__self__', None) is c or c in cells(v)]
         print(len(found), [type(e).__name__ for e in EVENTS])
     """
     before, after, patched = run_both(tmp_path, {"base.py": base(body, HELPERS), "child.py": CHILD}, script)
@@ -122,6 +134,7 @@ def test_a_handoff_still_publishes_the_instance(tmp_path, body):
     pytest.param("self.helper = Helper(self)", id="constructor-that-keeps-it-to-itself"),
     pytest.param("self.total_n = summarise(self)", id="function-that-only-reads-it"),
     pytest.param("self.items = [self.n]", id="an-attribute-value-not-the-instance"),
+    pytest.param("self.buf = make_now(lambda: bytearray(self.n))", id="a-closure-called-at-once-that-only-reads"),
 ])
 def test_near_miss_a_handoff_that_cannot_publish_is_dropped(tmp_path, body):
     a, v = analyse(tmp_path, {"base.py": base(body, HELPERS), "child.py": CHILD})
