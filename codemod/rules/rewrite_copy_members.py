@@ -3,7 +3,8 @@
 ## What it does
 Every kept member of the parent that is not an instance attribute is copied into the
 class, in the parent's order: class attributes after the class's own leading statements,
-methods and properties (setters and deleters included) at the end, each with its
+methods and properties (setters and deleters included) at the end, and a class attribute
+whose value names a copied method or property (``__enter__ = begin``) after it, among them; each with its
 decorators, docstring and comments, under a marker comment naming its origin.
 
 ## Why
@@ -53,7 +54,9 @@ def apply(ctx, body):
         if m.kind == "class_attribute":
             node = ctx.p.lines[id(ctx.p.stmt(m.node))]
             node = bound(name, node)
-            attrs.append(node.with_changes(leading_lines=[BLANK, *ctx.marker(origin)] + [l for l in node.leading_lines if l.comment is not None]))
+            node = node.with_changes(leading_lines=[BLANK, *ctx.marker(origin)] + [l for l in node.leading_lines if l.comment is not None])
+            # An alias of a copied method (``__enter__ = begin``) goes after it, among the methods.
+            (methods if _names_copied_function(a, owner, m.node) else attrs).append(node)
             ctx.plan.inlined.append(f"class attribute `{name}` (its value differs from the new base's)")
         elif m.kind in ("method", "property"):
             nodes = [n for n in owner.node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
@@ -74,6 +77,13 @@ def apply(ctx, body):
             idx += 1
         body = body[:idx] + attrs + body[idx:]
     return body + methods
+
+
+def _names_copied_function(a, owner, stmt: ast.stmt) -> bool:
+    value = getattr(stmt, "value", None)
+    return value is not None and any(
+        isinstance(n, ast.Name) and n.id in a.kept and a.members[n.id][1] is owner and a.members[n.id][0].kind in ("method", "property")
+        for n in walk(value))
 
 
 def _mangled(fn: ast.FunctionDef) -> str:
