@@ -14,6 +14,7 @@ not, and names no member by a computed name; ``whole_state_lines`` tells those u
 from __future__ import annotations
 
 import ast
+from collections import Counter
 
 STORE_HOOKS = ("__setattr__", "__delattr__")
 PICKLING_HOOKS = ("__getstate__", "__setstate__", "__reduce__", "__reduce_ex__")
@@ -166,9 +167,9 @@ def _dict_item(node: ast.AST, me: str, key: str) -> bool:
             and isinstance(node.value.value, ast.Name) and node.value.value.id == me)
 
 
-def whole_state_lines(fn: ast.FunctionDef) -> tuple[set[int], set[str]] | None:
-    """For a store or pickling hook: (the lines where its ``self.__dict__``/``vars(self)`` moves
-    the instance's state as a whole, or is the store it forwards; the string constants it holds,
+def whole_state_lines(fn: ast.FunctionDef) -> tuple[Counter, set[str]] | None:
+    """For a store or pickling hook: (per line, how many of its ``self.__dict__``/``vars(self)``
+    move the instance's state as a whole, or are the store it forwards; the string constants it holds,
     which may name members), or None when it also reaches state by a key it computes (a
     subscript, ``pop``, ``get``, ``setdefault`` or ``del`` with a key that is not a constant)."""
     params = hook_params(fn)
@@ -179,14 +180,14 @@ def whole_state_lines(fn: ast.FunctionDef) -> tuple[set[int], set[str]] | None:
     for n in ast.walk(fn):
         for c in ast.iter_child_nodes(n):
             parents[id(c)] = n
-    lines: set[int] = set()
+    lines: Counter = Counter()
     names: set[str] = set()
     for n in ast.walk(fn):
         if isinstance(n, ast.Constant) and isinstance(n.value, str):
             names.add(n.value)
         if fn.name in STORE_HOOKS:
             if _dict_item(n, me, params[1] if len(params) > 1 else ""):
-                lines.add(n.lineno)
+                lines[n.lineno] += 1
             continue
         if isinstance(n, ast.Subscript) and not (isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str)):
             return None
@@ -194,7 +195,7 @@ def whole_state_lines(fn: ast.FunctionDef) -> tuple[set[int], set[str]] | None:
                 and not (n.args and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str))):
             return None
         if _state_of(n, me) and _whole(n, parents):
-            lines.add(n.lineno)
+            lines[n.lineno] += 1
     return lines, names
 
 

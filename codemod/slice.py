@@ -225,7 +225,8 @@ class Slicer:
         runs_setters = [self.setters[a] for a in f.writes_attrs if a in self.setters]
         effects = [self.methods[m] for m in f.calls_methods if m in self.methods] + runs_setters
         defs |= {("A", a) for eff in effects for a in eff.writes}
-        runs_staying_code = any(eff.stays for eff in effects) or any(self._store_runs_code(x) for x in f.writes_attrs)
+        runs_staying_code = any(eff.stays for eff in effects) or any(
+            self._store_runs_code(x) for x in f.writes_attrs | {w for eff in effects for w in eff.writes})
         call = s.value if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) else None
         # A method called for its effect alone on a local or a parameter (``fileobj.seek(0)``) may
         # change the object that a later statement reads (mutagen's ``IffFile``): it defines the name.

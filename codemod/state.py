@@ -198,7 +198,11 @@ class ClassState:
             # member by a computed name; the members its constants name are kept.
             whole = whole_state_lines(fn)
             if whole is not None:
-                dynamic = [(line, what) for line, what in dynamic if line not in whole[0]]
+                allowed, dynamic = whole[0], list(dynamic)
+                for line, what in list(dynamic):
+                    if allowed[line] > 0:
+                        allowed[line] -= 1
+                        dynamic.remove((line, what))
                 for attr in sorted(whole[1] & set(a.members)):
                     if not satisfied(attr):
                         self.need(attr, Evidence(owner.file, naming_line(fn, attr), f"{who} names {attr!r} in the state it moves", rule))

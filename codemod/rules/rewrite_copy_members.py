@@ -4,7 +4,9 @@
 Every kept member of the parent that is not an instance attribute is copied into the
 class, in the parent's order: class attributes after the class's own leading statements,
 methods and properties (setters and deleters included) at the end, and a class attribute
-whose value names a copied method or property (``__enter__ = begin``) after it, among them; each with its
+whose value names a copied method or property (``__enter__ = begin``) after it, among them;
+a copied ``__init_subclass__`` is also called on the class right after its statement
+(``Child.__init_subclass__()``), as creating it under the parent did (DC302 says when); each with its
 decorators, docstring and comments, under a marker comment naming its origin.
 
 ## Why
@@ -29,6 +31,7 @@ from ..ast_util import walk
 from ..cst_util import BLANK, rename
 from ..errors import UnsafeError
 from . import rewrite_bind_names, rewrite_super_fallback
+from .unsafe_attribute_hooks import init_subclass_call
 from .verdict_already_decoupled import MARKER
 
 ID = "DC605"
@@ -77,6 +80,18 @@ def apply(ctx, body):
             idx += 1
         body = body[:idx] + attrs + body[idx:]
     return body + methods
+
+
+def after_class(ctx) -> list[cst.BaseStatement]:
+    """The statements that follow the class: the call of the parent's ``__init_subclass__``, copied
+    into it, that Python made while creating the class (DC302 says when that is the same)."""
+    if not init_subclass_call(ctx.a):
+        return []
+    m, owner = ctx.a.members["__init_subclass__"]
+    stmt = cst.parse_statement(f"{ctx.a.cls.name}.__init_subclass__()\n")
+    ctx.plan.inlined.append(f"call of `__init_subclass__` after the class, which creating it under {owner.name} made")
+    blanks = [BLANK, BLANK] if ctx.a.cls.node.col_offset == 0 else [BLANK]
+    return [stmt.with_changes(leading_lines=blanks + ctx.marker(f"{MARKER} {owner.name}.__init_subclass__ (creating the class ran it)"))]
 
 
 def _names_copied_function(a, owner, stmt: ast.stmt) -> bool:

@@ -1,37 +1,52 @@
-"""DC302 attribute-hooks: refuse when the parent hooks attribute access or class creation in a way that cannot be copied.
+"""DC302 attribute-hooks: refuse when the parent hooks attribute access, or a hook of it cannot be copied unchanged.
 
 ## What it does
 Marks the class unsafe when the parent (or a class between it and the new base) defines
-``__getattr__``, ``__getattribute__``, ``__init_subclass__`` or ``__new__``; or when a class
-that stays in the class's MRO (the new base and its ancestors, the other bases) defines
-``__getattr__`` or ``__getattribute__``, which would answer for a member that is no longer
-there instead of raising.
+``__getattr__`` or ``__getattribute__``; or when a class that stays in the class's MRO (the new
+base and its ancestors, the other bases) defines one, which would answer for a member that is
+no longer there instead of raising. The chain's other hooks are copied into the class (DC104)
+where what they do carries over unchanged, and refused where it does not:
 
-The parent's ``__setattr__`` and ``__delattr__`` are copied into the class (DC104) and run on
-its stores as they ran when inherited. Refused only where the copy cannot run as the original
-did: its ``super().m()`` would reach past a class of the chain that defines ``m`` too (the copy's
-``super()`` starts at the new base). The stores the decoupling drops no longer run the hook: a
-store may go only where the hook, for that attribute's name, does nothing but the store
-(``codemod/attribute_hooks.py``: the path the name takes through tests on it, such as
-``name == "size"`` or ``name.startswith("_")``, holds only the forwarded store through
-``super()``, ``object`` or ``self.__dict__[name]``); any other store is kept (the slice, and
-the post-condition DC703). ``self.__dict__[name] = value`` forwarding the store, and a pickling
-hook (``__getstate__``, ``__setstate__``, ``__reduce__``, ``__reduce_ex__``) that moves the whole
-``self.__dict__`` (copied, updated from a mapping, returned, replaced), are not computed access
-(DC301): the members they name in constants (``del state["lock"]``) are kept; a key computed
-at run time still refuses.
+* ``__setattr__``/``__delattr__`` run on the class's stores as they ran when inherited. Refused
+  when their ``super().m()`` reached a class of the chain that the copy's ``super()``, starting at
+  the new base, would skip. The stores the decoupling drops no longer run the hook: a store may
+  go only where the hook, for that attribute's name, does nothing but the store
+  (``codemod/attribute_hooks.py``: the path the name takes through tests on it, such as
+  ``name == "size"`` or ``name.startswith("_")``, holds only the store handed on through
+  ``super()``, ``object`` or ``self.__dict__[name]``); every other store is kept (the slice, and
+  the post-condition DC703).
+* ``self.__dict__[name] = value`` handing the store on, and a pickling hook (``__getstate__``,
+  ``__setstate__``, ``__reduce__``, ``__reduce_ex__``) that moves the whole ``self.__dict__``
+  (copied, updated from a mapping, returned, replaced), are not computed access (DC301); the
+  members the hook names in constants (``del state["lock"]``) are kept. A key computed at run
+  time still refuses.
+* ``__new__`` is copied when it builds the instance only through ``super().__new__(cls)`` or
+  ``object.__new__(cls)`` (passing nothing else on), no other class of the chain defines one, and
+  no class that stays in the MRO defines one or is outside the tree: the copy's ``super()``
+  reaches ``object.__new__``, as the original's did.
+* ``__init_subclass__`` is copied, so it runs for the class's subclasses as it did, and called
+  once on the class right after its statement (``Child.__init_subclass__()``, DC605), where
+  Python called it while creating the class. Refused when the class is decorated or passes
+  class keywords (the call would run after the decorators, without them), defines its own
+  hook, the hook needs keywords, another class of the chain or one that stays in the MRO
+  defines one, the hook calls another method through ``super()``, reads the class's place in
+  the hierarchy (``__mro__``, ``__bases__``, ``issubclass``...), or reads a class attribute of the
+  parent that is not a constant (the copy would be another object than the parent's registry).
 
 ## Why
-``__getattr__``/``__getattribute__`` decide at run time what an attribute access means, and
-``__new__``/``__init_subclass__`` what building an instance or a subclass does, so no static
-list of used members can be trusted. A store hook that only stores, or a pickling hook that
-moves whatever the instance holds, behaves the same on an instance that holds fewer members.
+``__getattr__``/``__getattribute__`` decide at run time what an attribute access means, so no
+static list of used members can be trusted. A store hook that only stores, a pickling hook that
+moves whatever the instance holds, a ``__new__`` that only asks ``object`` for the instance and an
+``__init_subclass__`` called at the same point on the same class behave the same on the
+decoupled class.
 
 ## Known problems
 A store hook that counts, logs or validates for a name keeps every store it sees (so the class
 often has nothing to gain, DC505). A hook whose tests read ``self`` or call anything but
 ``isinstance``/``callable``/``name.startswith`` is not silent for any name. Pickled instances hold
-fewer members after the patch (those no code reads).
+fewer members after the patch (those no code reads). ``__init_subclass__`` runs a moment later
+than it did (after the class statement, before any other statement); code that reads the class's
+state between the two (a metaclass, ``__set_name__``) would see it unrun.
 
 ## Fix safety
 No patch is written (exit 3).
@@ -48,17 +63,14 @@ from ..model import ClassAnalysis, Hazard
 
 ID = "DC302"
 NAME = "attribute-hooks"
-UNSAFE_DUNDERS = {"__getattr__", "__getattribute__", "__init_subclass__"}
+UNSAFE_DUNDERS = {"__getattr__", "__getattribute__"}
 
 
 def check(a: ClassAnalysis) -> None:
     for i, c in enumerate(a.chain):
         for name in sorted(UNSAFE_DUNDERS & set(c.methods)):
             fn = c.methods[name]
-            why = (f"which Python calls while it creates {a.cls.name} (and each subclass of it); the call cannot move "
-                   f"out of class creation unchanged (it would run after {a.cls.name}'s decorators, and not for its subclasses)"
-                   if name == "__init_subclass__" else f"so attribute access on {a.cls.name} cannot be decided statically")
-            a.unsafe.append(Hazard(c.file, fn.lineno, f"{c.name} defines {name}, {why}", rule=ID))
+            a.unsafe.append(Hazard(c.file, fn.lineno, f"{c.name} defines {name}, so attribute access on {a.cls.name} cannot be decided statically", rule=ID))
         for name in STORE_HOOKS:
             if name in c.methods and a.members.get(name, (None, None))[1] is c:
                 _super_reach(a, c, c.methods[name], a.chain[i + 1:])
@@ -81,6 +93,7 @@ STAYING_HOOKS = {"__getattr__", "__getattribute__"}
 def check_staying(st) -> None:
     a = st.a
     _new(st)
+    _init_subclass(st)
     for c in st.staying_classes():
         for name in sorted(STAYING_HOOKS & set(c.methods)):
             a.unsafe.append(Hazard(c.file, c.methods[name].lineno, f"{c.name} defines {name} and stays in {a.cls.name}'s MRO, so a missing member would not raise", rule=ID))
@@ -132,3 +145,66 @@ def _base_new(st) -> str | None:
         if outside:
             return f"and {outside[0].rsplit('.', 1)[-1]}, which stays in the MRO, is outside the tree: its __new__ cannot be read"
     return None
+
+
+# What a hook that builds on the class's place in the hierarchy reads: after reparenting it
+# would see another MRO.
+_HIERARCHY = {"__mro__", "__bases__", "__base__", "mro", "issubclass", "isinstance", "__subclasses__", "getmro"}
+
+
+def init_subclass_call(a: ClassAnalysis) -> bool:
+    """Whether the rewrite calls the copied ``__init_subclass__`` on the class after its body
+    (the hook of the chain that Python ran when it created the class)."""
+    return any("__init_subclass__" in c.methods for c in a.chain) and "__init_subclass__" in a.kept
+
+
+def _init_subclass(st) -> None:
+    """The chain's ``__init_subclass__`` carries over: copied into the class (DC104), it runs for
+    the class's subclasses as it did, and the rewrite calls it once on the class after its body,
+    where Python called it while creating the class. Refused where that call would not be the same."""
+    a = st.a
+    owners = [c for c in a.chain if "__init_subclass__" in c.methods]
+    if not owners:
+        return
+    owner, fn = owners[0], owners[0].methods["__init_subclass__"]
+    why = None
+    params = fn.args
+    required = len(params.posonlyargs + params.args) - 1 - len(params.defaults)
+    required += sum(1 for d in params.kw_defaults if d is None)
+    words = {getattr(n, "attr", None) or getattr(n, "id", None) for n in walk(fn)}
+    supers = collect(fn, first_param(fn)).super_calls if first_param(fn) else []
+    if len(owners) > 1:
+        why = f"and so does {owners[1].name}, which its super() reaches and {a.cls.name} no longer inherits"
+    elif "__init_subclass__" in a.cls.methods:
+        why = f"and {a.cls.name} defines its own, which Python does not run for {a.cls.name} itself"
+    elif a.cls.node.decorator_list or a.cls.node.keywords:
+        why = f"which Python runs before {a.cls.name}'s decorators and with its class keywords; a call after the class statement would not"
+    elif any("__init_subclass__" in c.methods for c in st.staying_classes()):
+        why = "and a class that stays in the MRO defines one too, which would then run for it as well"
+    elif required > 0:
+        why = "which takes class keywords the class does not pass"
+    elif words & _HIERARCHY:
+        why = f"which reads the class's place in the hierarchy ({sorted(words & _HIERARCHY)[0]}), which changes"
+    elif any(meth != "__init_subclass__" for _, meth in supers):
+        why = "which calls another method through super()"
+    elif first_param(fn) and _shared_reads(a, fn):
+        why = (f"which reads {first_param(fn)}.{_shared_reads(a, fn)[0]}, a value shared with {owner.name} that "
+               f"{a.cls.name} would hold as a copy of its own")
+    if why:
+        a.unsafe.append(Hazard(owner.file, fn.lineno, f"{owner.name} defines __init_subclass__, {why}", rule=ID))
+
+
+def _shared_reads(a: ClassAnalysis, fn) -> list[str]:
+    """The parent's class attributes the hook reads or changes through its class whose values are
+    not constants: copied into the class, each would be another object than the parent's."""
+    f = collect(fn, first_param(fn))
+    out = []
+    for name in sorted(f.reads_attrs | f.mutates_attrs):
+        m = a.members.get(name, (None, None))[0]
+        if m is not None and m.kind == "class_attribute" and not _constant(getattr(m.node, "value", None)):
+            out.append(name)
+    return out
+
+
+def _constant(expr) -> bool:
+    return expr is not None and all(isinstance(n, (ast.Constant, ast.Tuple, ast.Load)) for n in walk(expr))

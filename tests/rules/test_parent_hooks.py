@@ -90,11 +90,23 @@ ALIAS = parent('''
     __exit__ = end
 ''')
 
+INIT_SUBCLASS = parent('''
+    kind = "runner"
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.tag = cls.__name__.lower() + ":" + cls.kind
+        REGISTRY.append(cls.__name__)
+''', head="REGISTRY = []")
+INIT_SUBCLASS["child.py"] = "import functools\n" + CHILD.replace("return self.size", "return self.size, self.tag") + (
+    "\n\nclass Grand(Child):\n    kind = \"grand\"\n")
+
 SIZE = "from pkg.child import Child\nc = Child(3)\nprint(c.count())\n"
 STORES = SIZE + "c.size = '5'\nprint(repr(c.size))\ntry:\n    c.size = -1\nexcept ValueError as e:\n    print('err', e)\n"
 DELETES = SIZE + "c.extra = 1\ndel c.extra\nprint(hasattr(c, 'extra'))\ntry:\n    del c.size\nexcept AttributeError as e:\n    print('err', e)\n"
 PICKLES = "import pickle\n" + SIZE + "d = pickle.loads(pickle.dumps(c))\nprint(d.count(), type(d).__name__, hasattr(d, 'lock'))\n"
 NEWS = "from pkg.child import Child\nprint(Child(3).count(), Child(2).count(), type(Child(1)).__name__)\n"
+SUBCLASSES = "from pkg.base import REGISTRY\nfrom pkg.child import Child, Grand\nprint(Child(3).count(), Grand.tag, REGISTRY)\n"
 WITH = SIZE + "with c as x:\n    print(x is c, c.active)\nprint(c.active)\n"
 
 PATCHED = [
@@ -104,6 +116,8 @@ PATCHED = [
     pytest.param(PICKLING_WHOLE_STATE, PICKLES, "state = self.__dict__.copy()", id="pickling-hooks-moving-the-whole-dict"),
     pytest.param(NEW_THROUGH_SUPER, NEWS, "inst = super().__new__(cls)", id="new-through-super"),
     pytest.param(ALIAS, WITH, "__enter__ = begin", id="class-body-alias-of-a-method"),
+    pytest.param(INIT_SUBCLASS, SUBCLASSES, "\n\n\n# decouple: inlined from Runner.__init_subclass__ (creating the class ran it)\nChild.__init_subclass__()\n",
+                 id="init-subclass-called-after-the-class"),
 ]
 
 
@@ -160,8 +174,14 @@ def test_a_hook_that_validates_a_dropped_name_keeps_that_store(tmp_path):
                  "DC302", "__new__", id="new-building-another-class"),
     pytest.param(_with(ALIAS, "    def count(self):", "    def begin(self):\n        return self\n\n    def count(self):", "child.py"),
                  "DC312", "overrides", id="alias-whose-target-the-class-overrides"),
-    pytest.param(parent("\n    def __init_subclass__(cls, **kw):\n        super().__init_subclass__(**kw)\n        REGISTRY.append(cls)\n",
-                        head="REGISTRY = []"), "DC302", "class creation", id="init-subclass"),
+    pytest.param(_with(INIT_SUBCLASS, "class Child(Runner):", "@functools.total_ordering\nclass Child(Runner):", "child.py"),
+                 "DC302", "decorators", id="init-subclass-of-a-decorated-class"),
+    pytest.param(_with(INIT_SUBCLASS, "cls.tag = ", "cls.deep = issubclass(cls, object)\n        cls.tag = "),
+                 "DC302", "issubclass", id="init-subclass-reading-the-hierarchy"),
+    pytest.param(_with(INIT_SUBCLASS, "REGISTRY.append(cls.__name__)", "cls.seen[cls.__name__] = cls\n\n    seen = {}"),
+                 "DC302", "cls.seen", id="init-subclass-filling-a-registry-of-the-parent"),
+    pytest.param(_with(INIT_SUBCLASS, "    def count(self):", "    def __init_subclass__(cls):\n        pass\n\n    def count(self):", "child.py"),
+                 "DC302", "defines its own", id="init-subclass-beside-the-class-s-own"),
     pytest.param(parent("\n    def __getattr__(self, name):\n        return 0\n"), "DC302", "__getattr__", id="getattr-stays-refused"),
 ])
 def test_what_cannot_carry_over_is_refused(tmp_path, files, rule, words):
