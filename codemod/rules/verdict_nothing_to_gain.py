@@ -14,11 +14,12 @@ the new base's, which the rewrite does not keep (markdown's ``HtmlInlineProcesso
 werkzeug's ``BadRequest``). A decline gives report.json the ``figures`` it compared:
 ``members_used``, ``members_total``, ``statements_kept``, ``statements_total``, and for the
 last test ``dropped_plain``, ``dropped_real_work`` (statements, nested ones counted) and
-``loops_fused``. A parent with no ``__init__`` of its own whose ``__post_init__`` does the work
-(under a ``@dataclass`` base, whose generated ``__init__`` calls it) declines naming it, with
-``post_init_statements`` and ``post_init_real_work``: the generated ``__init__`` still runs on the
-class and calls the copied ``__post_init__`` whole, so nothing is skipped (``--any-gain`` lets it
-through, shedding only unused members).
+``loops_fused``. A parent with no ``__init__`` of its own whose ``__post_init__`` holds the work
+declines naming it, with ``post_init_statements`` and ``post_init_real_work``: a
+``@dataclass``-generated ``__init__`` (of the class, or of a base that stays) calls it by name
+where the dataclass had one when it was decorated, so it is copied whole (DC104) and nothing of
+it is skipped (``--any-gain`` lets it through, shedding only unused members). A ``@dataclass``
+parent itself is refused by DC303: its generated members are not in its source.
 
 ## Why
 The change would alter a (possibly public) class hierarchy without saving anything real at
@@ -59,13 +60,14 @@ def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
     # rewrite would not keep calling; a generated __init__ is not looked into, so it declines too.
     reaches_base = not init["statements_total"] and (a.super_init_stmt is not None or a.generated_init)
     post = _post_init(a) if not init["statements_total"] else None
-    if post is not None and not any_ok:
+    if post is not None and not (any_ok and not reaches_base):
         owner, fn = post
         body = [s for s in walk(fn) if isinstance(s, ast.stmt) and s is not fn and not is_docstring(s)]
         work = sum(1 for s in body if real_work(s))
         return Verdict(Decision.DECLINE, ID, (
-            f"nothing to gain: {owner.name}'s __init__ work is its __post_init__ ({len(body)} statements, {work} of real work), "
-            f"which {a.cls.name} keeps whole (a @dataclass's generated __init__ calls it by name): none of it is skipped"
+            f"nothing to gain: {owner.name} has no __init__ of its own; its __post_init__ ({len(body)} statements, {work} of real work), "
+            f"which a @dataclass-generated __init__ calls where it runs at all, is copied into {a.cls.name} whole: "
+            f"only an __init__ written out is sliced"
         ), figures={**figures, "post_init_statements": len(body), "post_init_real_work": work})
     if init["statements_kept"] == init["statements_total"] and not (any_ok and not reaches_base):
         return Verdict(Decision.DECLINE, ID, (
