@@ -45,7 +45,8 @@ def follow(st, name: str) -> None:
         # Names in the value are looked up in the class body first: ``__enter__ = begin``.
         for n in ast.walk(m.node.value):
             if (isinstance(n, ast.Name) and n.id != name and n.id in owner.members and n.id in a.members
-                    and a.members[n.id][1] is owner and owner.members[n.id].kind != "instance_attribute"):
+                    and a.members[n.id][1] is owner and owner.members[n.id].kind != "instance_attribute"
+                    and owner.members[n.id].line < m.node.lineno):
                 if n.id in st.child_defines:
                     # The copy would bind C's override, where the parent's body bound its own.
                     h = Hazard(owner.file, n.lineno, (

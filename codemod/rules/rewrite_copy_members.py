@@ -49,6 +49,7 @@ def apply(ctx, body):
         mapping = {n: cst.Name(ctx.aliases[n][0]) for n in free.get(name, ()) if n in ctx.aliases}
         return rewrite_bind_names.retarget_super(a, ctx.pinfo, rename(node, mapping))
 
+    late: set[str] = set()  # class attributes copied among the methods
     for name in sorted(a.kept, key=lambda n: a.members[n][0].line):
         m, owner = a.members[name]
         if owner.module.rel != ctx.pinfo.rel:
@@ -59,7 +60,11 @@ def apply(ctx, body):
             node = bound(name, node)
             node = node.with_changes(leading_lines=[BLANK, *ctx.marker(origin)] + [l for l in node.leading_lines if l.comment is not None])
             # An alias of a copied method (``__enter__ = begin``) goes after it, among the methods.
-            (methods if _names_copied_function(a, owner, m.node) else attrs).append(node)
+            if _names_copied_function(a, owner, m.node, late):
+                late.add(name)
+                methods.append(node)
+            else:
+                attrs.append(node)
             ctx.plan.inlined.append(f"class attribute `{name}` (its value differs from the new base's)")
         elif m.kind in ("method", "property"):
             nodes = [n for n in owner.node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
@@ -94,10 +99,13 @@ def after_class(ctx) -> list[cst.BaseStatement]:
     return [stmt.with_changes(leading_lines=blanks + ctx.marker(f"{MARKER} {owner.name}.__init_subclass__ (creating the class ran it)"))]
 
 
-def _names_copied_function(a, owner, stmt: ast.stmt) -> bool:
+def _names_copied_function(a, owner, stmt: ast.stmt, late: set[str]) -> bool:
+    """Whether the class-body assignment ``stmt`` names a copied method or property defined above
+    it, or a class attribute copied among the methods for that reason."""
     value = getattr(stmt, "value", None)
     return value is not None and any(
-        isinstance(n, ast.Name) and n.id in a.kept and a.members[n.id][1] is owner and a.members[n.id][0].kind in ("method", "property")
+        isinstance(n, ast.Name) and n.id in a.kept and a.members[n.id][1] is owner and a.members[n.id][0].line < stmt.lineno
+        and (a.members[n.id][0].kind in ("method", "property") or n.id in late)
         for n in walk(value))
 
 

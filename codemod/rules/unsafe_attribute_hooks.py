@@ -112,7 +112,7 @@ def _new(st) -> None:
     if len(owners) > 1:
         why = f"so does {owners[1].name}, which its super().__new__ reaches and {a.cls.name} no longer inherits"
     else:
-        why = _builds_only_through_object(fn) or _base_new(st)
+        why = _builds_only_through_object(fn) or _base_new(st) or _class_state(a, fn)
     if why:
         a.unsafe.append(Hazard(owner.file, fn.lineno, f"{owner.name} defines __new__, {why}", rule=ID))
 
@@ -187,23 +187,30 @@ def _init_subclass(st) -> None:
         why = f"which reads the class's place in the hierarchy ({sorted(words & _HIERARCHY)[0]}), which changes"
     elif any(meth != "__init_subclass__" for _, meth in supers):
         why = "which calls another method through super()"
-    elif first_param(fn) and _shared_reads(a, fn):
-        why = (f"which reads {first_param(fn)}.{_shared_reads(a, fn)[0]}, a value shared with {owner.name} that "
-               f"{a.cls.name} would hold as a copy of its own")
+    elif first_param(fn) and _class_state(a, fn):
+        why = _class_state(a, fn)
     if why:
         a.unsafe.append(Hazard(owner.file, fn.lineno, f"{owner.name} defines __init_subclass__, {why}", rule=ID))
 
 
-def _shared_reads(a: ClassAnalysis, fn) -> list[str]:
-    """The parent's class attributes the hook reads or changes through its class whose values are
-    not constants: copied into the class, each would be another object than the parent's."""
-    f = collect(fn, first_param(fn))
-    out = []
-    for name in sorted(f.reads_attrs | f.mutates_attrs):
+def _class_state(a: ClassAnalysis, fn) -> str | None:
+    """Why the hook's use of the parent's class attributes through ``cls`` would not carry over
+    (None: it does). Copied into the class, such an attribute is another binding than the
+    parent's: a value that is not a constant would be another object, and one the hook stores
+    (a singleton's ``cls._instance``) no longer falls back to what the parent holds."""
+    cls = first_param(fn)
+    if cls is None:
+        return None
+    f = collect(fn, cls)
+    for name in sorted(f.reads_attrs | f.mutates_attrs | f.writes_attrs):
         m = a.members.get(name, (None, None))[0]
-        if m is not None and m.kind == "class_attribute" and not _constant(getattr(m.node, "value", None)):
-            out.append(name)
-    return out
+        if m is None or m.kind != "class_attribute":
+            continue
+        if name in f.writes_attrs | f.mutates_attrs:
+            return f"which changes {cls}.{name}, a class attribute of the parent that {a.cls.name} would hold as its own"
+        if not _constant(getattr(m.node, "value", None)):
+            return f"which reads {cls}.{name}, a value shared with the parent that {a.cls.name} would hold as a copy of its own"
+    return None
 
 
 def _constant(expr) -> bool:

@@ -134,6 +134,23 @@ def test_an_alias_is_copied_after_its_target(tmp_path):
     assert text.index("def begin(self):") < text.index("__enter__ = begin")
 
 
+def test_an_alias_of_an_alias_is_copied_after_both(tmp_path):
+    files = _with(ALIAS, "    __enter__ = begin\n", "    start = begin\n    __enter__ = start\n")
+    before, after, text = run_both(tmp_path, files, WITH)
+    assert text is not None and text.index("def begin(self):") < text.index("start = begin") < text.index("__enter__ = start")
+    assert after == before
+
+
+def test_a_class_body_name_bound_before_the_method_is_the_module_s(tmp_path):
+    # ``first = begin`` above ``def begin`` binds the module's begin: the method is not its target.
+    files = _with(ALIAS, "    def begin(self):", "    first = begin\n\n    def begin(self):")
+    files["base.py"] = "def begin(self):\n    return 'module'\n\n" + files["base.py"]
+    files["child.py"] = files["child.py"].replace("return self.size", "return self.size, self.first()")
+    before, after, text = run_both(tmp_path, files, SIZE)
+    assert text is not None and "first = begin" in text and "'module'" in before
+    assert after == before
+
+
 def _with(files, old, new, where="base.py"):
     out = dict(files)
     assert old in out[where]
@@ -172,6 +189,9 @@ def test_a_hook_that_validates_a_dropped_name_keeps_that_store(tmp_path):
                  "DC302", "__new__", id="new-passing-arguments-on"),
     pytest.param(_with(NEW_THROUGH_SUPER, "inst = super().__new__(cls)", "inst = object.__new__(Runner)"),
                  "DC302", "__new__", id="new-building-another-class"),
+    pytest.param(_with(NEW_THROUGH_SUPER, "        inst = super().__new__(cls)\n        inst.uid = f\"{cls.prefix}{next(_ids)}\"\n        return inst\n",
+                       "        if cls._instance is None:\n            cls._instance = super().__new__(cls)\n        return cls._instance\n\n    _instance = None\n"),
+                 "DC302", "cls._instance", id="singleton-new-storing-on-the-class"),
     pytest.param(_with(ALIAS, "    def count(self):", "    def begin(self):\n        return self\n\n    def count(self):", "child.py"),
                  "DC312", "overrides", id="alias-whose-target-the-class-overrides"),
     pytest.param(_with(INIT_SUBCLASS, "class Child(Runner):", "@functools.total_ordering\nclass Child(Runner):", "child.py"),
