@@ -423,7 +423,10 @@ def store_runs_code(staying: list, chain: list):
     any store, under a ``__setattr__``/``__delattr__`` of the class or of a class that stays in its
     MRO; under one of the parent's chain (copied into the class), a store its hooks do not leave
     silent (``attribute_hooks.silent_for``)."""
-    if any(h in c.methods for c in staying for h in STORE_HOOKS):
+    if any(h in c.members and c.members[h].kind != "instance_attribute" for c in staying for h in STORE_HOOKS):
+        return True
+    # Bound in the class body to something else (``__setattr__ = _frozen``): its code is not read here.
+    if any(h in c.members and c.members[h].kind == "class_attribute" for c in chain for h in STORE_HOOKS):
         return True
     hooks = [c.methods[h] for c in chain for h in STORE_HOOKS if h in c.methods]
     if not hooks:

@@ -53,9 +53,11 @@ def check(ctx) -> None:
         ctx.violate(ID, f"after the patch {name} no longer has {', '.join(lost)}, which the analysis did not prove unused")
     # A __setattr__ sees every store: then none may go, used or not, unless for that name it
     # does nothing but the store (attribute_hooks.silent_for).
-    hooks = [c.methods["__setattr__"] for c in ctx.new.infos if c is not None and "__setattr__" in c.methods]
+    # One bound in the class body to other code (``__setattr__ = _logged``) is never silent.
+    hooks = [c.methods.get("__setattr__") for c in ctx.new.infos
+             if c is not None and "__setattr__" in c.members and c.members["__setattr__"].kind != "instance_attribute"]
     unset = sorted(x for x in ctx.built_before - ctx.built_after
-                   if x not in may_go or not all(silent_for(fn, x) for fn in hooks))
+                   if x not in may_go or not all(fn is not None and silent_for(fn, x) for fn in hooks))
     if unset:
         ctx.violate(ID, f"after the patch constructing {name} no longer sets {', '.join('self.' + x for x in unset)}, "
                         f"which the analysis did not prove unused")

@@ -14,7 +14,8 @@ where what they do carries over unchanged, and refused where it does not:
   (``codemod/attribute_hooks.py``: the path the name takes through tests on it, such as
   ``name == "size"`` or ``name.startswith("_")``, holds only the store handed on through
   ``super()``, ``object`` or ``self.__dict__[name]``); every other store is kept (the slice, and
-  the post-condition DC703).
+  the post-condition DC703), and every store is kept under a hook bound in the class body to
+  other code (``__setattr__ = _logged``), whose code is not read.
 * ``self.__dict__[name] = value`` handing the store on, and a pickling hook (``__getstate__``,
   ``__setstate__``, ``__reduce__``, ``__reduce_ex__``) that moves the whole ``self.__dict__``
   (copied, updated from a mapping, returned, replaced), are not computed access (DC301); the

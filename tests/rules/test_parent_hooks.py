@@ -175,6 +175,17 @@ def test_a_hook_that_does_more_than_store_keeps_every_store(tmp_path):
     assert after == before
 
 
+def test_a_hook_bound_in_the_class_body_keeps_every_store(tmp_path):
+    # ``__setattr__ = _logged``: the hook's code is not a method of the parent; it logs every store.
+    files = parent("\n    __setattr__ = _logged\n", head="LOG = []\n\n\ndef _logged(self, name, value):\n"
+                   "    LOG.append(name)\n    object.__setattr__(self, name, value)")
+    probe = "from pkg.base import LOG\n" + SIZE + "print(LOG)\n"
+    for stress in (False, True):
+        before, after, text = run_both(tmp_path / str(stress), files, probe, stress=stress)
+        assert text is None or ("self.graphs = " in text and "self.pool = " in text)
+        assert after == before
+
+
 def test_a_hook_that_validates_a_dropped_name_keeps_that_store(tmp_path):
     files = _with(SETATTR_VALIDATES, 'if name == "size" and value < 0:', 'if name == "pool" and not value:')
     before, after, text = run_both(tmp_path, files, SIZE, stress=True)
