@@ -104,10 +104,16 @@ def _decide(test: ast.AST, name: str, attr: str) -> bool | None:
         v = _decide(test.operand, name, attr)
         return None if v is None else not v
     if isinstance(test, ast.BoolOp):
-        vals = [_decide(v, name, attr) for v in test.values]
-        if isinstance(test.op, ast.And):
-            return False if False in vals else (True if all(v is True for v in vals) else None)
-        return True if True in vals else (False if all(v is False for v in vals) else None)
+        # Left to right, as Python evaluates it: an operand not decided before the one that
+        # decides may run code, so the whole test is then not decided.
+        stop = isinstance(test.op, ast.Or)
+        for v in test.values:
+            known = _decide(v, name, attr)
+            if known is None:
+                return None
+            if known is stop:
+                return stop
+        return not stop
     if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name) and test.left.id == name):
         lits = _literals(test.comparators[0])
         if lits is None:
