@@ -54,7 +54,7 @@ class ClassRewrite:
     def pname(self) -> str:
         return self.a.parent.name
 
-    def rewrite(self, cd: cst.ClassDef) -> cst.ClassDef:
+    def rewrite(self, cd: cst.ClassDef):
         body = list(cd.body.body)
         init_ast = self.a.cls.methods.get("__init__")
         inlined = rewrite_inline_init.init_block(self)
@@ -65,7 +65,9 @@ class ClassRewrite:
         body = rewrite_super_fallback.redirect(self, body)
         body = rewrite_copy_members.apply(self, body)
         cd = cd.with_changes(body=cd.body.with_changes(body=body))
-        return rewrite_reparent.apply(self, cd, marked=bool(inlined))
+        cd = rewrite_reparent.apply(self, cd, marked=bool(inlined))
+        after = rewrite_copy_members.after_class(self)
+        return cst.FlattenSentinel([cd, *after]) if after else cd
 
 
 def base_references(index, a: ClassAnalysis) -> tuple[list[str], list[tuple[str, str, str | None]]]:

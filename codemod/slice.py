@@ -17,6 +17,7 @@ the new base's methods) and an explicit ``Base.__init__(self, ...)`` are always 
 from __future__ import annotations
 
 import ast
+from .attribute_hooks import STORE_HOOKS, silent_for
 from .ast_util import Pos, bind_arguments, binding_count, dotted_name, first_param, is_docstring, is_super_call, names_bound, pos, walk
 from .facts import SETTER, Facts, MethodEffects, collect
 from .model import SideEffect, SliceResult
@@ -38,10 +39,11 @@ _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, 
 class Slicer:
     def __init__(self, fn: ast.FunctionDef, selfname: str, *, consts: dict[str, object], foreign_classes: set[str], keep_super: bool,
                  skip: set[Pos] = frozenset(), replace: dict | None = None, methods: dict[str, MethodEffects] | None = None,
-                 for_effect=None, setters: dict[str, MethodEffects] | None = None, stores_run_code: bool = False):
+                 for_effect=None, setters: dict[str, MethodEffects] | None = None, stores_run_code=False):
         self.fn = fn
         # A ``__setattr__`` that stays on the class runs on every store to ``self``: each store is a
-        # call into code that stays, so none may be dropped.
+        # call into code that stays, so none may be dropped. One copied from the parent runs on
+        # them too; a store may go where it does nothing but the store (attr -> whether it runs code).
         self.stores_run_code = stores_run_code
         # What ``self.X = v`` runs where X is a property with a setter: the assignment is a call.
         self.setters = setters or {}
@@ -225,7 +227,8 @@ class Slicer:
         runs_setters = [self.setters[a] for a in f.writes_attrs if a in self.setters]
         effects = [self.methods[m] for m in f.calls_methods if m in self.methods] + runs_setters
         defs |= {("A", a) for eff in effects for a in eff.writes}
-        runs_staying_code = any(eff.stays for eff in effects) or (self.stores_run_code and bool(f.writes_attrs))
+        runs_staying_code = any(eff.stays for eff in effects) or any(
+            self._store_runs_code(x) for x in f.writes_attrs | {w for eff in effects for w in eff.writes})
         call = s.value if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) else None
         # A method called for its effect alone on a local or a parameter (``fileobj.seek(0)``) may
         # change the object that a later statement reads (mutagen's ``IffFile``): it defines the name.
@@ -252,6 +255,10 @@ class Slicer:
             return out
         self._report(s)
         return live
+
+    def _store_runs_code(self, attr: str) -> bool:
+        hook = self.stores_run_code
+        return hook(attr) if callable(hook) else bool(hook)
 
     def _report(self, s: ast.stmt):
         found = side_effect(s, self.facts(s))
@@ -326,7 +333,7 @@ def slice_parent_init(st) -> None:
     a.read_through = rewrite_read_through.find(st.index, a, init, sn) if a.fusions else {}
     for_effect = _for_effect(st, owner.module, sn, effects, init)
     setters = st.setter_effects()
-    hooked = any(h in c.methods for c in st.staying_classes() + [a.cls] for h in ("__setattr__", "__delattr__"))
+    hooked = store_runs_code(st.staying_classes() + [a.cls], a.chain)
     res = Slicer(init, sn, consts=a.init_consts, foreign_classes=foreign, keep_super=keep_super, skip=skip,
                  replace={p: v for p, (v, _) in a.read_through.items()}, methods=effects, for_effect=for_effect,
                  setters=setters, stores_run_code=hooked).run(needed)
@@ -413,3 +420,19 @@ def init_providers(st) -> set[str]:
     (their setters), unless the class overrides them."""
     reached = {m[:-len(SETTER)] if m.endswith(SETTER) else m for m in st.init_reach().calls}
     return {"__init__"} | {m for m in reached if m not in st.child_defines or m in st.super_reached}
+
+
+def store_runs_code(staying: list, chain: list):
+    """Whether a store to ``self`` runs code besides the store (attr -> bool, or a bool for all):
+    any store, under a ``__setattr__``/``__delattr__`` of the class or of a class that stays in its
+    MRO; under one of the parent's chain (copied into the class), a store its hooks do not leave
+    silent (``attribute_hooks.silent_for``)."""
+    if any(h in c.members and c.members[h].kind != "instance_attribute" for c in staying for h in STORE_HOOKS):
+        return True
+    # Bound in the class body to something else (``__setattr__ = _frozen``): its code is not read here.
+    if any(h in c.members and c.members[h].kind == "class_attribute" for c in chain for h in STORE_HOOKS):
+        return True
+    hooks = [c.methods[h] for c in chain for h in STORE_HOOKS if h in c.methods]
+    if not hooks:
+        return False
+    return lambda attr: not all(silent_for(fn, attr) for fn in hooks)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from .attribute_hooks import PICKLING_HOOKS, STORE_HOOKS, whole_state_lines
 from .ast_util import first_param, is_static, naming_line, pos, setters, walk
 from .facts import SETTER, MethodEffects, collect, method_effects
 from .index import ClassInfo, Index, ModuleInfo
@@ -192,7 +193,21 @@ class ClassState:
             self.need(attr, Evidence(owner.file, lines.get(attr) or naming_line(fn, attr), f"{who} {use} self.{attr}", rule))
         for attr in sorted(self.property_writes(f.writes_attrs)):
             self.need(attr, Evidence(owner.file, lines.get(attr) or naming_line(fn, attr), f"{who} assigns self.{attr}, which runs the setter of the property", rule))
-        for line, what in f.dynamic:
+        dynamic = f.dynamic
+        if fn.name in STORE_HOOKS + PICKLING_HOOKS and dynamic:
+            # A hook that moves the whole state, or forwards the store it was given, reaches no
+            # member by a computed name; the members its constants name are kept.
+            whole = whole_state_lines(fn)
+            if whole is not None:
+                allowed, dynamic = whole[0], list(dynamic)
+                for line, what in list(dynamic):
+                    if allowed[line] > 0:
+                        allowed[line] -= 1
+                        dynamic.remove((line, what))
+                for attr in sorted(whole[1] & set(a.members)):
+                    if not satisfied(attr):
+                        self.need(attr, Evidence(owner.file, naming_line(fn, attr), f"{who} names {attr!r} in the state it moves", rule))
+        for line, what in dynamic:
             unsafe_dynamic_access.record(a, owner.file, line, f"{what} in {who}")
 
     def base_member(self, name: str):

@@ -99,18 +99,37 @@ def pieces(draw):
     p["carrier"] = draw(st.sampled_from(["none", "subclass", "wire", "or", "index", "inherit", "unpack", "callback", "rebound", "duck",
                                             "duck-kept", "reduce", "dispatch"]))
     p["carrier_reads"] = draw(st.sampled_from(ATTRS))
+    # Issue 27: tiny parent methods beside the heavy __init__ work, **kwargs the parent pops from,
+    # the parent's hooks, a class-body alias of a method, a dataclass base whose generated
+    # __init__ calls the parent's __post_init__.
+    p["tiny"] = draw(st.lists(st.sampled_from(["static", "classmethod", "small-property", "loop"]), max_size=2, unique=True))
+    p["pops"] = draw(st.booleans())
+    p["parent_hook"] = draw(st.sampled_from(["none", "setattr-validates", "setattr-dict", "setattr-counts", "getstate", "new",
+                                             "init-subclass"]))
+    p["alias"] = draw(st.booleans())
+    p["dataclass_base"] = draw(st.booleans())
     return p
 
 
 def render(p) -> tuple[dict[str, str], str]:
     exc = p["exception"]
+    dc = p["dataclass_base"] and not exc
     base = textwrap.dedent(f"""
+        import dataclasses
+
+
+        @dataclasses.dataclass(eq=False)
+        class Base:
+            name: str = "base"
+            kind = "base"
+    """ if dc else f"""
         class Base{'(Exception)' if exc else ''}:
             kind = "base"
 
             def __init__(self, name="base"):
                 {'super().__init__(name)' if exc else 'pass'}
                 self.name = name
+    """) + textwrap.dedent(f"""
 
 
         class Mixin:
@@ -146,7 +165,31 @@ def render(p) -> tuple[dict[str, str], str]:
     init.append("        self.delta = self.gamma if n > 1 else -1")
     init.append("        self.prop = n" if p["property"] == "setter-assigned" else "        self._prop = n")
     init.append("        self.label = f'{name}:{n}'")
+    if p["pops"]:
+        init += ["        self.flag = extra.pop('flag', False)", "        self.rest = sorted(extra)"]
     methods = []
+    if dc:
+        methods.append("    def __post_init__(self):\n        self.table = [i * i for i in range(64)]\n")
+    methods += {"none": [], "setattr-validates": [
+        "    def __setattr__(self, key, value):\n        if key == 'label' and not isinstance(value, str):\n"
+        "            raise TypeError('label')\n        super().__setattr__(key, value)\n"],
+        "setattr-dict": ["    def __setattr__(self, key, value):\n        if key.startswith('_prop'):\n"
+                         "            self.__dict__[key] = value\n            return\n        self.__dict__[key] = value\n"],
+        "setattr-counts": ["    def __setattr__(self, key, value):\n        object.__setattr__(self, 'stores', getattr(self, 'stores', 0) + 1)\n"
+                           "        object.__setattr__(self, key, value)\n"],
+        "getstate": ["    def __getstate__(self):\n        state = self.__dict__.copy()\n        state.pop('on_event', None)\n        return state\n\n"
+                     "    def __setstate__(self, state):\n        self.__dict__.update(state)\n"],
+        "new": ["    def __new__(cls, *args, **kwargs):\n        inst = super().__new__(cls)\n        inst.serial = next(SERIALS)\n        return inst\n"],
+        "init-subclass": ["    def __init_subclass__(cls, **kw):\n        super().__init_subclass__(**kw)\n        SUBCLASSES.append(cls.__name__)\n"],
+    }[p["parent_hook"]]
+    tiny = {"static": "    @staticmethod\n    def round_up(x, m=8):\n        return (x + m - 1) // m * m\n",
+            "classmethod": "    @classmethod\n    def kind_of(cls):\n        return cls.kind\n",
+            "small-property": "    @property\n    def shout(self):\n        return self.label.upper()\n",
+            "loop": "    def total(self, xs):\n        t = 0\n        for x in xs:\n            t += x\n        return t\n"}
+    methods += [tiny[t] for t in p["tiny"]]
+    if p["alias"]:
+        methods.append("    def begin(self):\n        self.active = True\n        return self\n\n"
+                       "    def end(self, *exc):\n        self.active = False\n\n    __enter__ = begin\n    __exit__ = end\n")
     sets = p["helper_sets"]
     methods.append("    def _setup(self, n):\n" + "".join(f"        self.{a} = n + {i} + SCALE\n" for i, a in enumerate(sets)) + "        self.ready = True\n")
     if p["hook"] in ("parent", "both"):
@@ -180,8 +223,8 @@ def render(p) -> tuple[dict[str, str], str]:
     if p["mro_walk"]:
         class_attr += "    messages = {'parent': 1}\n"
     parent = (
-        f"import functools\n\nfrom .base import {'Base' if p['mixin'] == 'none' else 'Base, Mixin'}\n\n"
-        "SCALE = 2\nNAME = 'p'\nREGISTRY = {}\nLISTENERS = []\n\n\ndef helper(x):\n    return x + 1\n\n\n"
+        f"import functools\nimport itertools\n\nfrom .base import {'Base' if p['mixin'] == 'none' else 'Base, Mixin'}\n\n"
+        "SCALE = 2\nNAME = 'p'\nREGISTRY = {}\nLISTENERS = []\nSUBCLASSES = []\nSERIALS = itertools.count()\n\n\ndef helper(x):\n    return x + 1\n\n\n"
         "def register(obj):\n    REGISTRY[id(obj)] = obj\n\n\ndef check(n):\n    if n == 0:\n        raise ValueError('zero')\n\n\n"
         "class Holder:\n    def __init__(self, owner):\n        self.owner = owner\n        self.size = len(owner.beta)\n\n\n"
         "class Watcher:\n    def __init__(self, owner):\n        self.owner = owner\n        register(owner)\n\n\n"
@@ -195,6 +238,8 @@ def render(p) -> tuple[dict[str, str], str]:
     if p["child_sets_before_super"]:
         child_init.append(f"        self.{p['child_sets_before_super']} = 'own'")
     child_init.append(f"        {call}")
+    if p["pops"]:
+        child_init.append("        self.own_extra = sorted(extra)")
     if p["child_assigns_prop"] and p["property"] == "setter":
         child_init.append("        self.prop = -5")
     child_methods = []
@@ -207,6 +252,12 @@ def render(p) -> tuple[dict[str, str], str]:
         child_methods.append("    def plan(self, batch):\n        return [x + 1 for x in super().plan(batch)]\n")
     reads = [r for r in p["child_reads"] if r != "prop" or p["property"] != "none"]
     exprs = [f"self.{r}" for r in reads] + ["helper(1)", "SCALE"]
+    exprs += {"static": ["self.round_up(5)"], "classmethod": ["self.kind_of()"], "small-property": ["self.shout"],
+              "loop": ["self.total([1, 2, 3])"]}[p["tiny"][0]] if p["tiny"] else []
+    if p["parent_hook"] == "new":
+        exprs.append("self.serial")
+    if p["pops"] and p["child_call"] != "inherit":
+        exprs += ["self.own_extra", "self.flag", "self.rest"]
     child_methods.append(f"    def look(self):\n        return [{', '.join(exprs)}]\n")
     if p["mro_walk"]:
         child_methods.append("    def msgs(self):\n        return sorted(self.merged)\n")
@@ -251,12 +302,14 @@ def render(p) -> tuple[dict[str, str], str]:
         """)
     probe = textwrap.dedent(f"""
         import json
+        import pickle
+        from pkg import parent as P
         from pkg.child import Child
         from pkg.user import peek
         out, state = [], []
         for n in (0, 1, 3):
             try:
-                c = Child(n, name="x") if {p['forward'] == 'kwargs'} else Child(n)
+                c = (Child(n, name="x", **({{"flag": 1}} if {p['pops']} else {{}})) if {p['forward'] == 'kwargs'} else Child(n))
             except Exception as exc:
                 out.append(type(exc).__name__)
                 continue
@@ -269,6 +322,14 @@ def render(p) -> tuple[dict[str, str], str]:
                 calls += ["c.tag()", "c.mixed"]
             if {p['mro_walk']}:
                 calls += ["c.msgs()"]
+            if {p['alias']}:
+                calls += ["c.__enter__() is c", "c.active", "c.__exit__(None, None, None)", "c.active"]
+            if {p['parent_hook'] == 'getstate'}:
+                calls += ["type(pickle.loads(pickle.dumps(c))).__name__"]
+            if {p['parent_hook'] == 'setattr-validates'}:
+                calls += ["setattr(c, 'label', 3)"]
+            if {p['parent_hook'] == 'init-subclass'}:
+                calls += ["P.SUBCLASSES"]
             for call in calls:
                 try:
                     row.append(repr(eval(call)))
@@ -311,7 +372,8 @@ def save_counterexample(files: dict, probe: str) -> Path:
 FOUND = [dict(explicit_base_init=False, two_arg_super=False, mixin="none", child_call="super", mro_walk=False, helper_sets=[],
               hook="none", stores_handler=False, property="none", dunders=[], class_attr="none", forward="positional", clash=[],
               exception=False, validation="none", fallback="none", registration="none", child_reads=["alpha"],
-              child_sets_before_super=None, child_assigns_prop=False, outside=[], carrier="reduce", carrier_reads="gamma")]
+              child_sets_before_super=None, child_assigns_prop=False, outside=[], carrier="reduce", carrier_reads="gamma",
+              tiny=[], pops=False, parent_hook="none", alias=False, dataclass_base=False)]
 
 
 def test_generated_patterns_behave_the_same(tmp_path_factory, request):

@@ -12,7 +12,8 @@ stored that it no longer stores counts as lost even where the class still define
 class level: the instance's value shadowed the class's (wtforms' ``Input.__init__`` storing
 ``self.input_type`` over ``TextInput.input_type``). Where a class that stays in the MRO defines
 ``__setattr__``, every store is a call to it: construction must store every attribute it
-stored before.
+stored before, but for the names the hook only stores (``codemod/attribute_hooks.py``: a
+``__setattr__`` copied from the parent that forwards the store and does nothing else for it).
 
 ## Why
 An assignment can run code: ``self.max_bs = max_bs`` runs a property's setter that also sets
@@ -33,6 +34,7 @@ from __future__ import annotations
 import ast
 
 from ..ast_util import first_param, walk
+from ..attribute_hooks import silent_for
 
 ID = "DC703"
 NAME = "post-instance-state"
@@ -49,9 +51,13 @@ def check(ctx) -> None:
     lost = sorted(before - after - may_go - {"__init__"})
     if lost:
         ctx.violate(ID, f"after the patch {name} no longer has {', '.join(lost)}, which the analysis did not prove unused")
-    # A __setattr__ that stays sees every store: then none may go, used or not.
-    hooked = any("__setattr__" in c.methods for c in ctx.new.infos if c is not None)
-    unset = sorted(ctx.built_before - ctx.built_after - (set() if hooked else may_go))
+    # A __setattr__ sees every store: then none may go, used or not, unless for that name it
+    # does nothing but the store (attribute_hooks.silent_for).
+    # One bound in the class body to other code (``__setattr__ = _logged``) is never silent.
+    hooks = [c.methods.get("__setattr__") for c in ctx.new.infos
+             if c is not None and "__setattr__" in c.members and c.members["__setattr__"].kind != "instance_attribute"]
+    unset = sorted(x for x in ctx.built_before - ctx.built_after
+                   if x not in may_go or not all(fn is not None and silent_for(fn, x) for fn in hooks))
     if unset:
         ctx.violate(ID, f"after the patch constructing {name} no longer sets {', '.join('self.' + x for x in unset)}, "
                         f"which the analysis did not prove unused")

@@ -3,7 +3,10 @@
 ## What it does
 Every kept member of the parent that is not an instance attribute is copied into the
 class, in the parent's order: class attributes after the class's own leading statements,
-methods and properties (setters and deleters included) at the end, each with its
+methods and properties (setters and deleters included) at the end, and a class attribute
+whose value names a copied method or property (``__enter__ = begin``) after it, among them;
+a copied ``__init_subclass__`` is also called on the class right after its statement
+(``Child.__init_subclass__()``), as creating it under the parent did (DC302 says when); each with its
 decorators, docstring and comments, under a marker comment naming its origin.
 
 ## Why
@@ -29,6 +32,7 @@ from ..ast_util import walk
 from ..cst_util import BLANK, rename
 from ..errors import UnsafeError
 from . import rewrite_bind_names, rewrite_super_fallback
+from .unsafe_attribute_hooks import init_subclass_call
 from .verdict_already_decoupled import MARKER
 
 ID = "DC605"
@@ -46,6 +50,7 @@ def apply(ctx, body):
         mapping = {n: cst.Name(ctx.aliases[n][0]) for n in free.get(name, ()) if n in ctx.aliases}
         return rewrite_bind_names.retarget_super(a, ctx.pinfo, rename(node, mapping))
 
+    late: set[str] = set()  # class attributes copied among the methods
     for name in sorted(a.kept, key=lambda n: a.members[n][0].line):
         m, owner = a.members[name]
         if owner.module.rel != ctx.pinfo.rel:
@@ -54,7 +59,13 @@ def apply(ctx, body):
         if m.kind == "class_attribute":
             node = ctx.p.lines[id(ctx.p.stmt(m.node))]
             node = ctx.copied.strip(bound(name, node), m.node.lineno - len(node.leading_lines), m.node.end_lineno)
-            attrs.append(node.with_changes(leading_lines=[BLANK, *ctx.marker(origin)] + [l for l in node.leading_lines if l.comment is not None]))
+            node = node.with_changes(leading_lines=[BLANK, *ctx.marker(origin)] + [l for l in node.leading_lines if l.comment is not None])
+            # An alias of a copied method (``__enter__ = begin``) goes after it, among the methods.
+            if _names_copied_function(a, owner, m.node, late):
+                late.add(name)
+                methods.append(node)
+            else:
+                attrs.append(node)
             ctx.plan.inlined.append(f"class attribute `{name}` (its value differs from the new base's)")
         elif m.kind in ("method", "property"):
             nodes = [n for n in owner.node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
@@ -77,6 +88,28 @@ def apply(ctx, body):
             idx += 1
         body = body[:idx] + attrs + body[idx:]
     return body + methods
+
+
+def after_class(ctx) -> list[cst.BaseStatement]:
+    """The statements that follow the class: the call of the parent's ``__init_subclass__``, copied
+    into it, that Python made while creating the class (DC302 says when that is the same)."""
+    if not init_subclass_call(ctx.a):
+        return []
+    m, owner = ctx.a.members["__init_subclass__"]
+    stmt = cst.parse_statement(f"{ctx.a.cls.name}.__init_subclass__()\n")
+    ctx.plan.inlined.append(f"call of `__init_subclass__` after the class, which creating it under {owner.name} made")
+    blanks = [BLANK, BLANK] if ctx.a.cls.node.col_offset == 0 else [BLANK]
+    return [stmt.with_changes(leading_lines=blanks + ctx.marker(f"{MARKER} {owner.name}.__init_subclass__ (creating the class ran it)"))]
+
+
+def _names_copied_function(a, owner, stmt: ast.stmt, late: set[str]) -> bool:
+    """Whether the class-body assignment ``stmt`` names a copied method or property defined above
+    it, or a class attribute copied among the methods for that reason."""
+    value = getattr(stmt, "value", None)
+    return value is not None and any(
+        isinstance(n, ast.Name) and n.id in a.kept and a.members[n.id][1] is owner and a.members[n.id][0].line < stmt.lineno
+        and (a.members[n.id][0].kind in ("method", "property") or n.id in late)
+        for n in walk(value))
 
 
 def _mangled(fn: ast.FunctionDef) -> str:

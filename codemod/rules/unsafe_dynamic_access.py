@@ -11,6 +11,11 @@ does so to the class it is given (``cls``), or walks that class's MRO (``cls.__m
 ``cls.__bases__``, ``cls.mro()``, ``inspect.getmro(cls)``): pygments' ``RegexLexerMeta`` merges the ``tokens``
 of every class along it, so a parent's ``tokens`` is read without being named.
 
+The parent's store and pickling hooks are the exception DC302 describes: ``self.__dict__[name] =
+value`` handing on the store a ``__setattr__`` was given, and a ``__getstate__``/``__setstate__``/
+``__reduce__``/``__reduce_ex__`` moving the whole ``self.__dict__``, reach no member by a computed
+name (``codemod/attribute_hooks.py``).
+
 The indirect forms count the same (``codemod/reflection.py``): ``getattr`` and its siblings
 passed as values (``functools.reduce(getattr, path.split("."), self)``, ``map(getattr, objs,
 names)``, ``partial(getattr, obj)``), and ``operator.attrgetter``/``methodcaller`` given a name

@@ -7,15 +7,11 @@ default), unless the copy is small and the class skips real work: at most
 ``SMALL_COPY_METHODS`` (3) methods and properties of at most ``SMALL_COPY_LINES`` (25) lines
 together, while the statements of the parent's ``__init__`` it no longer runs do real work: a
 loop, a comprehension, an allocation such as ``[0] * n``, or a call other than a cheap builtin's
-<<<<<<< HEAD
 (DC505's test), or a loop is fused away (DC603). ``--max-copied-share`` overrides both ways: a
 share of 1 never declines, and a share below the default turns the small-copy allowance off.
-=======
-(DC505's test), or a loop is fused away (DC603).
 A decline gives report.json the ``figures`` it compared: ``copied_lines``,
 ``method_lines_total``, ``share``, ``max_copied_share``, ``methods_copied`` (and ``methods``),
 ``small_copy_methods``, ``small_copy_lines`` and ``skips_real_work``.
->>>>>>> issue27
 
 ## Why
 Copying most of a parent into a child duplicates it: the inheritance is real reuse. A share

@@ -14,7 +14,12 @@ the new base's, which the rewrite does not keep (markdown's ``HtmlInlineProcesso
 werkzeug's ``BadRequest``). A decline gives report.json the ``figures`` it compared:
 ``members_used``, ``members_total``, ``statements_kept``, ``statements_total``, and for the
 last test ``dropped_plain``, ``dropped_real_work`` (statements, nested ones counted) and
-``loops_fused``.
+``loops_fused``. A parent with no ``__init__`` of its own whose ``__post_init__`` holds the work
+declines naming it, with ``post_init_statements`` and ``post_init_real_work``: a
+``@dataclass``-generated ``__init__`` (of the class, or of a base that stays) calls it by name
+where the dataclass had one when it was decorated, so it is copied whole (DC104) and nothing of
+it is skipped (``--any-gain`` lets it through, shedding only unused members). A ``@dataclass``
+parent itself is refused by DC303: its generated members are not in its source.
 
 ## Why
 The change would alter a (possibly public) class hierarchy without saving anything real at
@@ -54,6 +59,16 @@ def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
     # Under a parent without __init__, C's super().__init__() runs the new base's, which the
     # rewrite would not keep calling; a generated __init__ is not looked into, so it declines too.
     reaches_base = not init["statements_total"] and (a.super_init_stmt is not None or a.generated_init)
+    post = _post_init(a) if not init["statements_total"] else None
+    if post is not None and not (any_ok and not reaches_base):
+        owner, fn = post
+        body = [s for s in walk(fn) if isinstance(s, ast.stmt) and s is not fn and not is_docstring(s)]
+        work = sum(1 for s in body if real_work(s))
+        return Verdict(Decision.DECLINE, ID, (
+            f"nothing to gain: {owner.name} has no __init__ of its own; its __post_init__ ({len(body)} statements, {work} of real work), "
+            f"which a @dataclass-generated __init__ calls where it runs at all, is copied into {a.cls.name} whole: "
+            f"only an __init__ written out is sliced"
+        ), figures={**figures, "post_init_statements": len(body), "post_init_real_work": work})
     if init["statements_kept"] == init["statements_total"] and not (any_ok and not reaches_base):
         return Verdict(Decision.DECLINE, ID, (
             f"nothing to gain: {a.cls.name} never runs work of {a.parent.name}.__init__ that it could skip"
@@ -68,6 +83,15 @@ def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
             f"assignments ({init['statements_total'] - init['statements_kept']} statements), not worth changing the class hierarchy"
         ), figures={**figures, "dropped_plain": len(dropped) - work, "dropped_real_work": work, "loops_fused": len(a.fusions)})
     return None
+
+
+def _post_init(a: ClassAnalysis):
+    """(owner, function) of the parent's ``__post_init__``, which a generated ``__init__`` calls,
+    or None."""
+    found = a.members.get("__post_init__")
+    if found is None or found[0].kind != "method" or found[0].node is None:
+        return None
+    return found[1], found[0].node
 
 
 def dropped_statements(a: ClassAnalysis) -> list[ast.stmt]:
