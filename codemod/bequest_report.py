@@ -1,0 +1,224 @@
+"""``decouple scan``, second pass and output: the full analysis of the classes at the top of
+the estimate (``bequest_scan``), then the table in one of three formats, or ``--check``'s findings.
+
+The full analysis is a normal run's (``pipeline.compute``, with its cache, ``cache.RunCache``):
+the verdict of a row is the one ``decouple ROOT --class C --check`` gives (for a class whose
+parent is not its first base, ``--parent P``; for a parent that inherits its ``__init__``,
+``--base`` the base of the ancestor that defines it).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from dataclasses import dataclass
+
+from . import config
+from .bequest_scan import Estimate, estimate_tree
+from .console import check_line, counted, display_path
+from .discover import Tree
+from .dropped_work import size_text
+from .errors import EXIT_CHANGES, EXIT_OK, DecoupleError, UsageError
+from .model import ReadLog
+from .options import Options
+
+DEFAULT_TOP = 10
+
+
+@dataclass
+class Row:
+    estimate: Estimate
+    verdict: str | None = None  # decouple, decline, unsafe, error; None: not analysed
+    reason: str = ""
+    rule: str = ""
+
+    def as_dict(self) -> dict:
+        return {**self.estimate.as_dict(), "verdict": self.verdict, "reason": self.reason, "rule": self.rule}
+
+
+def selected(estimates: list[Estimate], top: int, min_saving: int | None) -> list[Estimate]:
+    """The rows the full analysis runs on: the first ``top`` by saving, and any at or above ``min_saving``."""
+    return [e for i, e in enumerate(estimates) if i < top or (min_saving is not None and e.saving >= min_saving)]
+
+
+def judge(tree: Tree, estimates: list[Estimate], file: dict, use_cache: bool, say) -> list[Row]:
+    """Each estimate with the verdict of the normal pipeline, classes analysed together where
+    they share the run's arguments (most: each class against its first base)."""
+    groups: dict[tuple, list[Estimate]] = {}
+    for e in estimates:
+        parent = None if e.first_base and e.base is None else e.parent
+        groups.setdefault((parent, e.base), []).append(e)
+    verdicts: dict[tuple, tuple[str, str, str]] = {}
+    for (parent, base), group in groups.items():
+        say(f"full analysis of {counted(len(group), 'class', 'classes')}"
+            + (f" against {parent}" if parent else "") + (f" with --base {base}" if base else "")
+            + ": " + ", ".join(e.cls.rpartition(':')[2] for e in group))
+        try:
+            found = _verdicts(tree, [e.cls for e in group], parent, base, file, use_cache)
+        except DecoupleError:  # one class's error: the others still get their verdict
+            found = {}
+            for e in group:
+                try:
+                    found.update(_verdicts(tree, [e.cls], parent, base, file, use_cache))
+                except DecoupleError as exc:
+                    found[e.cls] = ("error", str(exc), "")
+        verdicts.update({(c, parent, base): v for c, v in found.items()})
+    rows = []
+    for e in estimates:
+        parent = None if e.first_base and e.base is None else e.parent
+        verdict, reason, rule = verdicts.get((e.cls, parent, e.base), ("error", "no verdict", ""))
+        rows.append(Row(e, verdict, reason, rule))
+    return rows
+
+
+def _verdicts(tree: Tree, classes: list[str], parent: str | None, base: str | None, file: dict,
+              use_cache: bool) -> dict[str, tuple[str, str, str]]:
+    from .cache import RunCache
+    from .pipeline import compute
+
+    options = Options(root=str(tree.root), classes=tuple(classes), parent=parent, base=base, check=True,
+                      no_cache=not use_cache, max_copied_share=float(file.get("max-copied-share", 0.5)),
+                      plain_gain=file.get("plain-gain", False), any_gain=file.get("any-gain", False),
+                      keep=file.get("keep", "possible"),
+                      assume_unused=tuple(q for q in file.get("assume-unused", ()) if q.partition(".")[0] in
+                                          {c.rpartition(":")[2] for c in classes}))
+    cache = RunCache(tree, options) if use_cache else None
+    result = cache.load() if cache is not None else None
+    if result is None:
+        tree.reads = ReadLog()  # what this analysis reads, not what the estimate read, is what it depends on
+        result = compute(tree, options)
+        if cache is not None:
+            cache.store(result)
+    return {c["qualname"]: (c["decision"], c["reason"], c["rule"]) for c in result.report["classes"]}
+
+
+# ---- output ----------------------------------------------------------------------------
+
+def work_text(e: Estimate) -> str:
+    """What an instance stops paying, in a few words."""
+    parts = []
+    if e.constructions:
+        parts.append(f"{len(e.constructions)} built")
+    if e.allocations:
+        size = f" ({size_text(e.bytes)})" if e.bytes else ""
+        parts.append(f"{counted(len(e.allocations), 'allocation')}{size}")
+    if e.loops:
+        parts.append(counted(e.loops, "loop"))
+    if e.calls:
+        parts.append(counted(e.calls, "call"))
+    if e.writes:
+        parts.append(counted(e.writes, "global write"))
+    return ", ".join(parts) or "assignments only"
+
+
+def _short(q: str) -> str:
+    return q.rpartition(":")[2]
+
+
+def _cells(i: int, r: Row) -> list[str]:
+    e = r.estimate
+    return [str(i), str(e.saving), _short(e.cls), _short(e.parent), f"{e.skipped}/{e.init_statements}", work_text(e),
+            f"{len(e.needs)} ({e.copied_lines} lines)", r.verdict or "-"]
+
+
+HEADER = ["#", "saving", "class", "parent", "skipped", "stops paying", "needs", "verdict"]
+
+
+def render_text(rows: list[Row], root, more: int) -> str:
+    table = [HEADER] + [_cells(i, r) for i, r in enumerate(rows, 1)]
+    widths = [max(len(line[k]) for line in table) for k in range(len(HEADER))]
+    out = []
+    for n, line in enumerate(table):
+        out.append("  ".join(c.rjust(w) if k < 2 else c.ljust(w) for k, (c, w) in enumerate(zip(line, widths))).rstrip())
+        if n:
+            r = rows[n - 1]
+            pad = " " * (widths[0] + 2)
+            out.append(f"{pad}{display_path(root / r.estimate.file)}:{r.estimate.line}")
+            if r.reason:
+                out.append(f"{pad}{r.reason}")
+    if more:
+        out.append(f"({counted(more, 'more class', 'more classes')} below the cut: --top or --min-saving to analyse them)")
+    return "\n".join(out) + "\n"
+
+
+def render_markdown(rows: list[Row], more: int) -> str:
+    head = HEADER[:5] + ["file", HEADER[5], HEADER[6], HEADER[7], "reason"]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for i, r in enumerate(rows, 1):
+        c = _cells(i, r)
+        cells = c[:2] + [f"`{c[2]}`", f"`{c[3]}`", c[4], f"`{r.estimate.file}:{r.estimate.line}`", c[5], c[6],
+                         f"**{c[7]}**" if r.verdict == "decouple" else c[7], r.reason]
+        out.append("| " + " | ".join(x.replace("|", "\\|") for x in cells) + " |")
+    if more:
+        out.append(f"\n{counted(more, 'more class', 'more classes')} below the cut (`--top`, `--min-saving`).")
+    return "\n".join(out) + "\n"
+
+
+def render_json(rows: list[Row]) -> str:
+    return json.dumps([r.as_dict() for r in rows], indent=2) + "\n"
+
+
+def ignored(row: Row, allow: list[str]) -> bool:
+    """Whether ``scan-ignore`` names the row's class: ``Name``, ``module:Name`` or ``module.Name``."""
+    q = row.estimate.cls
+    return any(a in (_short(q), q, q.replace(":", ".")) for a in allow)
+
+
+# ---- the command -----------------------------------------------------------------------
+
+def run_scan(args) -> int:
+    from .discover import open_tree
+    from .word_index import snapshot_path
+
+    if args.top < 0:
+        raise UsageError(f"--top takes a number of classes, 0 or more, got {args.top}")
+    if args.min_saving is not None and args.min_saving < 0:
+        raise UsageError(f"--min-saving takes a number of points, 0 or more, got {args.min_saving}")
+    root = args.root
+    if root is None:
+        found = config.find_project(Path.cwd())
+        root = str(found) if found is not None else None
+    file = config.load(root)
+    tree = open_tree(root)
+    use_cache = not args.no_cache
+    if use_cache:
+        tree.index_snapshot = snapshot_path(tree.root)
+    tree.begin_word_index()
+
+    def say(msg: str) -> None:
+        print(f"decouple scan: {msg}", file=sys.stderr, flush=True)
+
+    say(f"estimating what each class pays of its parents' __init__ under {display_path(tree.root)}")
+    try:
+        estimates = estimate_tree(tree, say)
+        chosen = selected(estimates, args.top, args.min_saving)
+        say(f"{counted(len(estimates), 'class pays', 'classes pay')} for parent work they skip; "
+            f"analysing {len(chosen)}")
+        rows = judge(tree, chosen, file, use_cache, say)
+    finally:
+        if use_cache:
+            tree.write_index_snapshot()
+    more = len(estimates) - len(rows)
+    if args.check:
+        return _check(rows, list(file.get("scan-ignore", ())), tree, say)
+    if args.format == "json":
+        sys.stdout.write(render_json(rows))
+    elif args.format == "markdown":
+        sys.stdout.write(render_markdown(rows, more))
+    else:
+        sys.stdout.write(render_text(rows, tree.root, more))
+    return EXIT_OK
+
+
+def _check(rows: list[Row], allow: list[str], tree: Tree, say) -> int:
+    found = [r for r in rows if r.verdict == "decouple" and not ignored(r, allow)]
+    for r in found:
+        e = r.estimate
+        print(check_line("text", tree.root, e.file, e.line,
+                         f"{_short(e.cls)} pays for {_short(e.parent)}.__init__ work it does not use "
+                         f"({e.skipped} of {e.init_statements} statements: {work_text(e)}); "
+                         f"`decouple --class {_short(e.cls)}` would decouple it, or add it to scan-ignore"))
+    known = sum(1 for r in rows if r.verdict == "decouple") - len(found)
+    say(f"{counted(len(found), 'class', 'classes')} to decouple" + (f", {known} in scan-ignore" if known else ""))
+    return EXIT_CHANGES if found else EXIT_OK

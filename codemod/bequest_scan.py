@@ -1,0 +1,555 @@
+"""``decouple scan``, first pass: every class of the tree that pays for a parent's ``__init__``
+work it does not use (Fowler's "refused bequest"), with an estimate of what it would save.
+
+The pass is cheap on purpose, so that it can cover a whole tree:
+
+1. a text pass over every file finds the class statements and the names of their bases (no parse);
+2. only the files that define a class some other class names as a base are parsed, and a
+   parent whose ``__init__`` (its own, or the nearest ancestor's along first bases) does nothing
+   but plain assignments is set aside: no subclass could save anything by leaving it;
+3. the files of the subclasses of the remaining parents are parsed, each base is resolved as the
+   analysis resolves it (``Index.resolve_class``), and the parent's ``__init__`` is sliced
+   (``slice.Slicer``) for the members the class names in its own code (``self.<name>``) and what
+   the parent's methods it names read in turn. What the slice drops is classified by the same
+   effect rules as a normal run's report (``slice.side_effect``), and an allocation is sized by
+   ``dropped_work.allocation_bytes``.
+
+It sees only the class's own code: a use of the parent's members elsewhere in the tree, a
+``super()`` call at run time, a type check that names the parent, are the full analysis's to
+find (``bequest_report``), and may decline a class the estimate ranks high.
+"""
+
+from __future__ import annotations
+
+import ast
+import gc
+import re
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from functools import cached_property
+
+from .ast_util import first_param, is_super_call, pos, resolve_relative, walk
+from .discover import Tree
+from .dropped_work import allocation_bytes
+from .index import ClassInfo, Index, ModuleInfo
+from .rules import rewrite_fuse_loops as fuse_loops
+from .rules import effect_allocation, effect_call, effect_construction, effect_outside_write, effect_registration
+from .rules.rewrite_inline_init import find_super_init, generates_init
+from .slice import Slicer, _bind_consts
+
+# A class statement and the text of its bases up to the closing parenthesis before the colon.
+_CLASS = re.compile(r"^[ \t]*class[ \t]+(\w+)[ \t]*(?:\(([^:]*?)\))?[ \t]*:", re.M)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_WRITES = (effect_outside_write.ID, effect_registration.ID)
+_HELD = 64  # modules the pass holds at once
+_COLLECT_EVERY = 50  # files between two collections of the pass's garbage
+_DEPTH = 8  # ancestors followed up first bases to the one whose __init__ runs
+
+# What each part of the work an instance stops paying weighs in the ranking: every statement
+# skipped counts once, and a statement that does more than bind a name counts again by what it does.
+WEIGHTS = {"statement": 1, "call": 2, "loop": 3, "write": 3, "construction": 4, "allocation": 4}
+MIB = 1 << 20
+INTERFACE_SHARE = 0.5  # of the lines of the public methods the class inherits untouched
+
+
+@dataclass
+class Estimate:
+    """One (class, parent) pair and what an instance of the class would stop paying."""
+
+    cls: str  # module:Name
+    parent: str  # module:Name, a direct base
+    init_of: str  # module:Name of the class whose __init__ runs (the parent or an ancestor)
+    file: str
+    line: int
+    skipped: int  # statements of that __init__ the class would no longer run
+    init_statements: int
+    constructions: list[dict] = field(default_factory=list)  # {"at", "code", "class"?, "weight"?}
+    allocations: list[dict] = field(default_factory=list)  # {"at", "code", "bytes"?}
+    loops: int = 0
+    calls: int = 0
+    writes: int = 0  # global, environment or registry writes
+    needs: list[str] = field(default_factory=list)  # the parent's members the class's own code names
+    copied_lines: int = 0  # lines of the parent's methods a patch would copy (those, and its public interface)
+    interface_lines: int = 0  # lines of the parent's other public methods, which code elsewhere may call
+    method_lines: int = 0  # lines of all the parent's methods
+    first_base: bool = True  # the parent is the class's first base (what a plain run analyses)
+    base: str | None = None  # the new base, when the __init__ that runs is an ancestor's
+
+    @property
+    def bytes(self) -> int:
+        return sum(a.get("bytes", 0) for a in self.allocations)
+
+    @property
+    def saving(self) -> int:
+        """What an instance stops paying, in points: the statements skipped, each weighted by
+        what it does, an object of the tree built weighing what its own ``__init__`` does, plus a
+        point per MiB the source states (capped, so one large buffer cannot hide the rest)."""
+        w = WEIGHTS
+        return (self.skipped * w["statement"] + self.calls * w["call"] + self.loops * w["loop"]
+                + self.writes * w["write"] + sum(c.get("weight", w["construction"]) for c in self.constructions)
+                + len(self.allocations) * w["allocation"] + min(self.bytes // MIB, 64))
+
+    @property
+    def copied_share(self) -> float:
+        """The share of the parent's method lines a patch would likely copy: those the class
+        needs, and half of its other public methods (whether code elsewhere calls them on an
+        instance is the full analysis's to find)."""
+        if not self.method_lines:
+            return 0.0
+        return round(min(1.0, (self.copied_lines + self.interface_lines * INTERFACE_SHARE) / self.method_lines), 3)
+
+    @property
+    def score(self) -> int:
+        """The ranking: the saving, less the share of the parent's methods a patch would copy
+        (a class that needs most of them is the parent's real heir, and the analysis declines it)."""
+        return round(self.saving * (1 - self.copied_share))
+
+    def as_dict(self) -> dict:
+        return {"class": self.cls.rpartition(":")[2], "qualname": self.cls, "parent": self.parent, "init_of": self.init_of,
+                "file": self.file, "line": self.line, "score": self.score, "saving": self.saving, "skipped": self.skipped,
+                "init_statements": self.init_statements, "constructions": self.constructions,
+                "allocations": self.allocations, "bytes": self.bytes, "loops": self.loops, "calls": self.calls,
+                "writes": self.writes, "needs": self.needs, "copied_lines": self.copied_lines,
+                "copied_share": self.copied_share}
+
+
+class SketchIndex(Index):
+    """The class index over sketches of the files: each file's module-level imports and its
+    module-level class statements (decorators and bodies), every other line blank, so that
+    line numbers hold. A tenth of the parse and walk of whole files, and all a base's
+    resolution, a class's members and its ``__init__`` need. A file whose sketch does not parse
+    (a body cut short by a string that starts a line further left) is parsed whole."""
+
+    def __init__(self, tree: Tree, wanted: dict[str, bool]):
+        super().__init__(tree)
+        self.wanted = wanted  # the classes worth sketching (whole, or header and __init__); the others are left out
+        self.spans: dict[str, dict[str, tuple[int, int]]] = {}  # file -> class -> its lines in the file
+        self._recent: dict[str, None] = {}  # the modules held, least recently asked for first
+        self._sketches: dict[str, str] = {}
+        self._weights: dict[str, int] = {}  # class -> construction_weight
+        self._whole: dict[str, ModuleInfo | None] = {}
+
+    def module(self, rel: str):
+        mod = super().module(rel)
+        self._recent.pop(rel, None)
+        self._recent[rel] = None
+        if len(self._recent) > _HELD:
+            self.drop(next(iter(self._recent)))
+        return mod
+
+    def construction_weight(self, cls: ClassInfo) -> int:
+        """What building an instance of ``cls`` costs, in the ranking's points: its whole
+        ``__init__``, none of it needed (the constructions in it count as plain ones)."""
+        if cls.cli_name not in self._weights:
+            init = cls.methods["__init__"]
+            res = Slicer(init, first_param(init) or "self", consts={}, foreign_classes=set(), keep_super=True).run(set())
+            e = Estimate(cls.cli_name, "", "", cls.file, cls.line, res.total - res.kept_count, res.total)
+            for stmt, _why, rule in res.dropped:
+                if rule == effect_allocation.ID:
+                    size = allocation_bytes(_Sizes(self, cls.file), cls.file, stmt.lineno)
+                    e.allocations.append({"bytes": size["bytes"]} if size else {})
+                elif rule == effect_construction.ID:
+                    e.constructions.append({})
+                elif rule == effect_call.ID:
+                    e.calls += 1
+            self._weights[cls.cli_name] = e.saving
+        return self._weights[cls.cli_name]
+
+    def whole(self, rel: str) -> ModuleInfo | None:
+        """A module parsed whole, as a normal run parses it (a setting's declaration, for a size)."""
+        if rel not in self._whole:
+            self._whole[rel] = Index._parse(self, rel)
+        return self._whole[rel]
+
+    def drop(self, rel: str) -> None:
+        """Forget a module, breaking its cycle with its classes: a run without the cycle
+        collector frees it only so."""
+        self._recent.pop(rel, None)
+        mod = self._modules.pop(rel, None)
+        if mod is not None:
+            mod.__dict__.clear()
+
+    def class_text(self, cls: ClassInfo) -> str:
+        """The whole source of a sketched class, as the file has it."""
+        first, end = self.spans.get(cls.file, {}).get(cls.name, (cls.node.lineno - 1, cls.node.end_lineno))
+        return "".join(cls.module.text.splitlines(keepends=True)[first:end])
+
+    def _parse(self, rel: str):
+        text = self.tree.text(rel)
+        if rel not in self._sketches and text is not None:
+            self._sketches[rel] = _sketch(text, self.wanted, self.spans.setdefault(rel, {}))
+        sketched = self._sketches.get(rel)
+        if sketched is not None:
+            try:
+                tree = ast.parse(sketched, filename=rel)
+            except (SyntaxError, ValueError):
+                tree = None
+            if tree is not None:
+                return SketchModule(self.tree.module_name(rel), rel, tree, text, self.tree.is_package(rel))
+        return super()._parse(rel)
+
+
+class _Sizes:
+    """``dropped_work.allocation_bytes``'s view of the tree: the parent's file as sketched (its
+    ``__init__`` is there whole), any other (where a setting is declared) parsed whole."""
+
+    def __init__(self, index: SketchIndex, own: str):
+        self.index, self.own, self.tree = index, own, index.tree
+
+    def module(self, rel: str) -> ModuleInfo | None:
+        return self.index.module(rel) if rel == self.own else self.index.whole(rel)
+
+
+class SketchModule(ModuleInfo):
+    """A sketch holds its imports and classes at its top level: no walk of the module finds them."""
+
+    @cached_property
+    def imports(self) -> dict[str, str]:
+        return _top_level_imports(self)
+
+    @cached_property
+    def classes_names(self) -> set[str]:
+        return {n.name for n in self.tree.body if isinstance(n, ast.ClassDef)}
+
+
+def _top_level_imports(mod: ModuleInfo) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for node in mod.tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                out.setdefault(alias.asname or alias.name.split(".")[0], alias.name if alias.asname else alias.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            base = resolve_relative(mod.name, mod.is_package, node.module, node.level)
+            for alias in node.names:
+                if alias.name != "*":
+                    out.setdefault(alias.asname or alias.name, f"{base}.{alias.name}" if base else alias.name)
+    return out
+
+
+_IMPORT = re.compile(r"^(?:from[ \t]+\.*[\w.]*[ \t]+import\b|import[ \t]+\w)", re.M)
+_BLOCK_OPENER = re.compile(r"(?:if|elif|else|try|except|finally|with)\b")
+
+
+def _sketch(text: str, wanted: dict[str, bool], spans: dict) -> str:
+    """``wanted``: class name -> whether its whole body is needed (a parent's: its members and
+    methods), or only its header and ``__init__`` (a subclass's: the rest is read as text).
+    ``spans`` gets each sketched class's lines, (first, end) from 0, end excluded."""
+    lines = text.splitlines(keepends=True)
+    out = ["\n" if line.endswith(("\n", "\r")) else "" for line in lines]
+    starts = _line_starts(text)
+    for m in _IMPORT.finditer(text):
+        i = _line_of(starts, m.start())
+        depth = 0
+        while i < len(lines):
+            out[i] = lines[i]
+            depth += lines[i].count("(") - lines[i].count(")")
+            if depth <= 0 and not lines[i].rstrip().endswith("\\"):
+                break
+            i += 1
+    end = -1
+    for m in _CLASS.finditer(text):
+        i = _line_of(starts, m.start())
+        if i <= end or m.group(1) not in wanted:
+            continue  # nested in a class already kept, or of no interest
+        indent = len(lines[i]) - len(lines[i].lstrip())
+        if indent and not _under_module_block(lines, i, indent):
+            continue  # in a function: not a class of the module
+        first = i
+        while first > 0 and lines[first - 1].strip().startswith("@"):
+            first -= 1
+        end = _block_end(lines, i + 1, indent)
+        spans[m.group(1)] = (first, end)
+        head_end = _line_of(starts, m.end() - 1)
+        keep = range(first, end) if wanted[m.group(1)] else [*range(first, head_end + 1), *_init_lines(lines, head_end + 1, end)]
+        for k in keep:
+            line = lines[k]
+            out[k] = line[indent:] if line[:indent].isspace() else line.lstrip() if not line.strip() else line
+        if not wanted[m.group(1)] and all(not out[k].strip() for k in range(head_end + 1, end)):
+            out[head_end] = out[head_end][:m.end() - starts[head_end] - indent] + " ...\n"
+        end -= 1
+    return "".join(out)
+
+
+def _block_end(lines: list[str], start: int, indent: int) -> int:
+    """The first line from ``start`` that is code at ``indent`` or less (the block's end); a
+    line that closes brackets (a signature over several lines) is not one."""
+    end = start
+    for end in range(start, len(lines)):
+        line = lines[end]
+        if line[indent:indent + 1] in (" ", "\t") or not line.strip():
+            continue  # deeper, or blank
+        stripped = line.lstrip()
+        if not stripped.startswith(("#", ")", "]", "}")) and len(line) - len(stripped) <= indent:
+            return end
+    return len(lines)
+
+
+def _init_lines(lines: list[str], start: int, end: int) -> range:
+    """The lines of the ``__init__`` defined in a class body (with its decorators), if any."""
+    body = next((len(lines[k]) - len(lines[k].lstrip()) for k in range(start, end)
+                 if lines[k].strip() and not lines[k].strip().startswith("#")), None)
+    for k in range(start, end):
+        stripped = lines[k].strip()
+        if stripped.startswith(("def __init__(", "async def __init__(")) and len(lines[k]) - len(lines[k].lstrip()) == body:
+            first = k
+            while first > start and lines[first - 1].strip().startswith("@"):
+                first -= 1
+            return range(first, _block_end(lines, k + 1, body))
+    return range(0)
+
+
+def _line_starts(text: str) -> list[int]:
+    starts, at = [0], text.find("\n")
+    while at != -1:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    return starts
+
+
+def _line_of(starts: list[int], offset: int) -> int:
+    from bisect import bisect_right
+
+    return bisect_right(starts, offset) - 1
+
+
+def _under_module_block(lines: list[str], i: int, indent: int) -> bool:
+    """Whether the statement at line ``i`` sits in an ``if``/``try``/``with`` at module level."""
+    for k in range(i - 1, -1, -1):
+        line = lines[k]
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("#", "@")):
+            continue
+        own = len(line) - len(line.lstrip())
+        if own < indent:
+            return own == 0 and bool(_BLOCK_OPENER.match(stripped))
+    return False
+
+
+def class_statements(tree: Tree) -> tuple[dict[str, set[str]], dict[str, dict[str, set[str]]]]:
+    """The text pass: (class name -> files defining it, file -> its classes -> the base names they name)."""
+    defined: dict[str, set[str]] = {}
+    bases_in: dict[str, dict[str, set[str]]] = {}
+    for rel in tree.files:
+        text = tree.read(rel)
+        if text is None or "class" not in text:
+            continue
+        for m in _CLASS.finditer(text):
+            defined.setdefault(m.group(1), set()).add(rel)
+            names = bases_in.setdefault(rel, {}).setdefault(m.group(1), set())
+            for b in (m.group(2) or "").split(","):
+                name = re.split(r"[\[(=]", b)[0].strip().rsplit(".", 1)[-1]
+                if name and "=" not in b:
+                    names.add(name)
+    return defined, bases_in
+
+
+def estimate_tree(tree: Tree, progress=None) -> list[Estimate]:
+    """Every (class, parent) pair of the tree whose parent's ``__init__`` work the class skips
+    some of, best saving first."""
+    gc.freeze()
+    defined, bases_in = class_statements(tree)
+    named = {n for classes in bases_in.values() for names in classes.values() for n in names if n in defined}
+    subclasses = {c for classes in bases_in.values() for c, names in classes.items() if names & named}
+    index = SketchIndex(tree, {**dict.fromkeys(subclasses, False), **dict.fromkeys(named, True)})
+    heavy = _heavy_parents(index, sorted({rel for n in named for rel in defined[n]}), named)
+    if progress:
+        progress(f"{len(defined)} classes in {len(tree.files)} files; {len(heavy)} parents do work in __init__")
+    # Parent by parent (a file of them at a time), so that only the modules of one parent
+    # and its subclasses are held at once.
+    subclass_files: dict[str, set[str]] = {}
+    for rel, classes in bases_in.items():
+        for names in classes.values():
+            for n in names & heavy:
+                subclass_files.setdefault(n, set()).add(rel)
+    out = []
+    for k, prel in enumerate(sorted({rel for n in heavy for rel in defined[n]}), 1):
+        parents = heavy & bases_in.get(prel, {}).keys()
+        for rel in sorted({r for n in parents for r in subclass_files.get(n, ())}):
+            mod = index.module(rel)
+            for cls in (mod.classes.values() if mod is not None else ()):
+                for i, q in enumerate(cls.bases):
+                    if q.rsplit(".", 1)[-1] in parents:
+                        p = index.resolve_class(q)
+                        e = estimate(index, cls, p, first=i == 0) if p is not None and p.file == prel else None
+                        if e is not None:
+                            out.append(e)
+        # What a slice leaves behind forms cycles, which a run without the collector keeps:
+        # collected here, while little else is alive (the rest is frozen out of its way).
+        if k % _COLLECT_EVERY == 0:
+            gc.collect()
+    gc.unfreeze()
+    return rank(out)
+
+
+def rank(rows: list[Estimate]) -> list[Estimate]:
+    return sorted(rows, key=lambda e: (-e.score, -e.saving, e.file, e.line, e.parent))
+
+
+def _heavy_parents(index: Index, files: list[str], named: set[str]) -> set[str]:
+    """The names, among those classes name as bases, of the classes whose ``__init__`` (or an
+    ancestor's that runs for them) does more than bind names."""
+    heavy, inheriting = set(), {}
+    for n, rel in enumerate(files, 1):
+        mod = index.module(rel)
+        for cls in (mod.classes.values() if mod is not None else ()):
+            if cls.name not in named:
+                continue
+            init = cls.methods.get("__init__")
+            if init is None:
+                inheriting[cls.name] = {b.rsplit(".", 1)[-1] for b in cls.bases[:1]}
+            elif _does_work(init):
+                heavy.add(cls.name)
+        index.drop(rel)  # parsed again, once, only if a subclass needs it
+        if n % _COLLECT_EVERY == 0:
+            gc.collect()
+    for _ in range(_DEPTH):
+        more = {n for n, bases in inheriting.items() if bases & heavy} - heavy
+        if not more:
+            break
+        heavy |= more
+    return heavy
+
+
+def _does_work(init: ast.FunctionDef) -> bool:
+    sn = first_param(init) or "self"
+    res = Slicer(init, sn, consts={}, foreign_classes=set(), keep_super=False).run(set())
+    return bool(res.dropped) or any(isinstance(n, _LOOPS) for n in walk(init))
+
+
+def _chain(index: Index, parent: ClassInfo) -> list[ClassInfo] | None:
+    """The parent and its first-base ancestors up to the first that defines ``__init__``."""
+    chain, cur = [parent], parent
+    while "__init__" not in cur.methods:
+        nxt = index.resolve_class(cur.bases[0]) if cur.bases else None
+        if nxt is None or len(chain) >= _DEPTH or nxt in chain:
+            return None
+        chain.append(nxt)
+        cur = nxt
+    return chain
+
+
+def estimate(index: "SketchIndex", cls: ClassInfo, parent: ClassInfo | None, first: bool = True) -> Estimate | None:
+    """What an instance of ``cls`` would stop paying of ``parent``'s construction; None when it
+    pays nothing (its ``__init__`` does not run the parent's, or that ``__init__`` is not in the tree)."""
+    if parent is None or parent is cls:
+        return None
+    chain = _chain(index, parent)
+    if chain is None:
+        return None
+    owner = chain[-1]
+    init = owner.methods["__init__"]
+    own_init = cls.methods.get("__init__")
+    super_stmt = call = None
+    if own_init is not None:
+        super_stmt, call = find_super_init(index, cls, own_init, parent)
+        if call is None:
+            return None
+    elif generates_init(cls):
+        return None
+    members = {n: (m, c) for c in reversed(chain) for n, m in c.members.items() if n != "__init__"}
+    needs = _needs(index, cls, members) - _assigned_after(own_init, super_stmt)
+    sn = first_param(init) or "self"
+    consts = _bind_consts(init, call) if call is not None and owner is parent else {}
+    fusions = fuse_loops.find(SimpleNamespace(cls=cls, super_init_stmt=super_stmt), init, sn) \
+        if super_stmt is not None and owner is parent else []
+    res = Slicer(init, sn, consts=consts, foreign_classes={c.name for c in chain}, keep_super=True,
+                 skip={pos(f.parent_loop) for f in fusions}).run(set(needs))
+    skipped = res.total - res.kept_count
+    if skipped <= 0:
+        return None
+    e = Estimate(cls.cli_name, parent.cli_name, owner.cli_name, cls.file, cls.line, skipped, res.total,
+                 needs=sorted(needs), first_base=first, base=(owner.bases[0] if owner.bases else "builtins.object")
+                 if owner is not parent else None)
+    e.copied_lines = sum(_lines(members[n][0]) for n in needs)
+    e.interface_lines = sum(_lines(members[n][0]) for n in _interface(cls, index, members) - needs)
+    e.method_lines = sum(_lines(m) for m, _ in members.values())
+    _classify(index, owner, res, e)
+    for f in fusions:
+        e.loops += 1
+        _constructed(index, owner, f.parent_loop.body[0], e, f"for each element of self.{f.attr}")
+    e.loops += sum(1 for n in walk(init) if isinstance(n, _LOOPS) and pos(n) not in res.kept and pos(n) not in res.dead)
+    return e
+
+
+def _lines(m) -> int:
+    if m.node is None or m.kind not in ("method", "property"):
+        return 0
+    return (m.node.end_lineno or m.node.lineno) - m.node.lineno + 1
+
+
+def _interface(cls: ClassInfo, index: "SketchIndex", members: dict) -> set[str]:
+    """The parent's public methods the class inherits as they are: code elsewhere may call them
+    on an instance (what the full analysis searches the tree for), so a patch would copy them."""
+    own = set(re.findall(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", index.class_text(cls), re.M))
+    return {n for n, (m, _) in members.items() if m.kind in ("method", "property") and not n.startswith("_") and n not in own}
+
+
+def _assigned_after(init: ast.FunctionDef | None, super_stmt) -> set[str]:
+    """What the class's ``__init__`` assigns on ``self`` unconditionally after calling the
+    parent's: the parent's own value of it is never read by the class."""
+    if init is None or super_stmt not in init.body:
+        return set()
+    sn = first_param(init)
+    out = set()
+    for stmt in init.body[init.body.index(super_stmt) + 1:]:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+        out |= {t.attr for t in targets if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == sn}
+    return out
+
+
+def _classify(index: Index, owner: ClassInfo, res, e: Estimate) -> None:
+    """Sort the dropped statements by what they do, as the normal report's effect rules say."""
+    for stmt, _why, rule in res.dropped:
+        at = f"{owner.file}:{stmt.lineno}"
+        code = owner.module.lines[stmt.lineno - 1].strip()
+        if rule == effect_allocation.ID:
+            size = allocation_bytes(_Sizes(index, owner.file), owner.file, stmt.lineno)
+            e.allocations.append({"at": at, "code": code, **({"bytes": size["bytes"]} if size else {})})
+        elif rule == effect_construction.ID:
+            _constructed(index, owner, stmt, e)
+        elif rule == effect_call.ID:
+            e.calls += 1
+        elif rule in _WRITES:
+            e.writes += 1
+
+
+def _constructed(index: "SketchIndex", owner: ClassInfo, stmt: ast.stmt, e: Estimate, how: str = "") -> None:
+    """A dropped construction, and, for a class of the tree, what its own ``__init__`` does."""
+    at = f"{owner.file}:{stmt.lineno}"
+    item = {"at": at, "code": owner.module.lines[stmt.lineno - 1].strip() + (f" ({how})" if how else "")}
+    for call in (n for n in walk(stmt) if isinstance(n, ast.Call)):
+        built = index.resolve_callable(owner.module, call.func)
+        if isinstance(built, ClassInfo) and "__init__" in built.methods:
+            item["class"] = built.cli_name
+            item["weight"] = index.construction_weight(built)
+            break
+    e.constructions.append(item)
+
+
+_SELF_NAME = re.compile(r"\bself\.(\w+)")
+_SUPER_NAME = re.compile(r"\bsuper\(\s*(?:\w+\s*,\s*self\s*)?\)\.(\w+)")
+
+
+def _needs(index: SketchIndex, cls: ClassInfo, members: dict) -> set[str]:
+    """The parent's members the class's own code names on ``self`` (that it does not define
+    itself) or through ``super()``, and what the parent's methods among them name in turn.
+
+    The class is read as text (its sketch holds only its ``__init__``): a name in a comment or
+    a string counts too, which can only make the estimate need more."""
+    text = index.class_text(cls)
+    own = set(re.findall(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", text, re.M))
+    wanted = {n for n in _SELF_NAME.findall(text) if n not in own} | set(_SUPER_NAME.findall(text))
+    out: set[str] = set()
+    todo = sorted(n for n in wanted if n in members)
+    while todo:
+        name = todo.pop()
+        if name in out:
+            continue
+        out.add(name)
+        m = members[name][0]
+        if m.node is not None and m.kind in ("method", "property"):
+            for n in walk(m.node):
+                if isinstance(n, ast.Attribute) and n.attr in members and n.attr not in out and (
+                        (isinstance(n.value, ast.Name) and n.value.id == "self") or is_super_call(n.value)):
+                    todo.append(n.attr)
+    return out
