@@ -9,7 +9,9 @@ parent is not its first base, ``--parent P``; for a parent that inherits its ``_
 
 from __future__ import annotations
 
+import gc
 import json
+import os
 import sys
 from pathlib import Path
 from dataclasses import dataclass
@@ -38,59 +40,97 @@ class Row:
 
 
 def selected(estimates: list[Estimate], top: int, min_saving: int | None) -> list[Estimate]:
-    """The rows the full analysis runs on: the first ``top`` by saving, and any at or above ``min_saving``."""
-    return [e for i, e in enumerate(estimates) if i < top or (min_saving is not None and e.saving >= min_saving)]
+    """The rows the full analysis runs on: the first ``top`` by score, and any scoring ``min_saving`` or more."""
+    return [e for i, e in enumerate(estimates) if i < top or (min_saving is not None and e.score >= min_saving)]
 
 
-def judge(tree: Tree, estimates: list[Estimate], file: dict, use_cache: bool, say) -> list[Row]:
-    """Each estimate with the verdict of the normal pipeline, classes analysed together where
-    they share the run's arguments (most: each class against its first base)."""
-    groups: dict[tuple, list[Estimate]] = {}
-    for e in estimates:
-        parent = None if e.first_base and e.base is None else e.parent
-        groups.setdefault((parent, e.base), []).append(e)
-    verdicts: dict[tuple, tuple[str, str, str]] = {}
-    for (parent, base), group in groups.items():
-        say(f"full analysis of {counted(len(group), 'class', 'classes')}"
-            + (f" against {parent}" if parent else "") + (f" with --base {base}" if base else "")
-            + ": " + ", ".join(e.cls.rpartition(':')[2] for e in group))
-        try:
-            found = _verdicts(tree, [e.cls for e in group], parent, base, file, use_cache)
-        except DecoupleError:  # one class's error: the others still get their verdict
-            found = {}
-            for e in group:
-                try:
-                    found.update(_verdicts(tree, [e.cls], parent, base, file, use_cache))
-                except DecoupleError as exc:
-                    found[e.cls] = ("error", str(exc), "")
-        verdicts.update({(c, parent, base): v for c, v in found.items()})
-    rows = []
-    for e in estimates:
-        parent = None if e.first_base and e.base is None else e.parent
-        verdict, reason, rule = verdicts.get((e.cls, parent, e.base), ("error", "no verdict", ""))
-        rows.append(Row(e, verdict, reason, rule))
-    return rows
+def job(e: Estimate) -> tuple[str, str | None, str | None]:
+    """The normal run that judges a row: (--class, --parent, --base); --parent only when the
+    parent is not the class's first base, the one a run takes by default."""
+    return e.cls, (None if e.first_base and e.base is None else e.parent), e.base
 
 
-def _verdicts(tree: Tree, classes: list[str], parent: str | None, base: str | None, file: dict,
-              use_cache: bool) -> dict[str, tuple[str, str, str]]:
+class Judges:
+    """Worker processes that each run the normal pipeline on one class at a time.
+
+    Forked before the first pass, while this process holds little more than the word index:
+    each worker starts small, and frees each class's analysis before the next (a run of several
+    classes at once holds all their parses)."""
+
+    def __init__(self, tree: Tree, file: dict, use_cache: bool):
+        import multiprocessing
+
+        from .interrupt import forking
+
+        global _WORK
+        _WORK = (tree, file, use_cache)
+        self.pool = None
+        if "fork" in multiprocessing.get_all_start_methods():
+            tree.word_index  # noqa: B018 - built once, here, for every worker
+            with forking():
+                self.pool = multiprocessing.get_context("fork").Pool(WORKERS, initializer=_start_worker)
+
+    def judge(self, estimates: list[Estimate], say) -> list[Row]:
+        jobs = [job(e) for e in estimates]
+        if self.pool is not None:
+            found = self.pool.imap(_judge_one, jobs)
+        else:
+            found = map(_judge_one, jobs)
+        rows = []
+        for i, (e, verdict) in enumerate(zip(estimates, found), 1):
+            rows.append(Row(e, *verdict))
+            say(f"[{i}/{len(estimates)}] {_short(e.cls)}: {verdict[0]}")
+        return rows
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+
+
+WORKERS = max(1, min(4, os.cpu_count() or 1))
+_WORK = None  # (tree, [tool.decouple], use the cache): what a forked worker inherits
+
+
+def _start_worker() -> None:  # pragma: no cover - the child
+    from .interrupt import in_child
+
+    in_child()
+    gc.freeze()  # what it inherited stays out of each collection
+
+
+def _judge_one(spec: tuple[str, str | None, str | None]) -> tuple[str, str, str]:
+    tree, file, use_cache = _WORK
+    try:
+        return _verdict(tree, *spec, file, use_cache)
+    except DecoupleError as exc:
+        return "error", str(exc), ""
+    except Exception as exc:  # a bug of ours: the row says so, the other rows still get theirs
+        return "error", f"internal error: {type(exc).__name__}: {exc}", ""
+    finally:
+        gc.collect()
+
+
+def _verdict(tree: Tree, cls: str, parent: str | None, base: str | None, file: dict,
+             use_cache: bool) -> tuple[str, str, str]:
     from .cache import RunCache
     from .pipeline import compute
 
-    options = Options(root=str(tree.root), classes=tuple(classes), parent=parent, base=base, check=True,
+    name = cls.rpartition(":")[2]
+    options = Options(root=str(tree.root), classes=(cls,), parent=parent, base=base, check=True,
                       no_cache=not use_cache, max_copied_share=float(file.get("max-copied-share", 0.5)),
                       plain_gain=file.get("plain-gain", False), any_gain=file.get("any-gain", False),
                       keep=file.get("keep", "possible"),
-                      assume_unused=tuple(q for q in file.get("assume-unused", ()) if q.partition(".")[0] in
-                                          {c.rpartition(":")[2] for c in classes}))
+                      assume_unused=tuple(q for q in file.get("assume-unused", ()) if q.partition(".")[0] == name))
     cache = RunCache(tree, options) if use_cache else None
     result = cache.load() if cache is not None else None
     if result is None:
-        tree.reads = ReadLog()  # what this analysis reads, not what the estimate read, is what it depends on
+        tree.reads = ReadLog()  # what this class's analysis read is what its result depends on
         result = compute(tree, options)
         if cache is not None:
             cache.store(result)
-    return {c["qualname"]: (c["decision"], c["reason"], c["rule"]) for c in result.report["classes"]}
+    c = next(c for c in result.report["classes"] if c["qualname"] == cls)
+    return c["decision"], c["reason"], c["rule"]
 
 
 # ---- output ----------------------------------------------------------------------------
@@ -118,11 +158,11 @@ def _short(q: str) -> str:
 
 def _cells(i: int, r: Row) -> list[str]:
     e = r.estimate
-    return [str(i), str(e.saving), _short(e.cls), _short(e.parent), f"{e.skipped}/{e.init_statements}", work_text(e),
-            f"{len(e.needs)} ({e.copied_lines} lines)", r.verdict or "-"]
+    return [str(i), str(e.score), str(e.saving), _short(e.cls), _short(e.parent), f"{e.skipped}/{e.init_statements}", work_text(e),
+            f"{len(e.needs)}, {round(100 * e.copied_share)}%", r.verdict or "-"]
 
 
-HEADER = ["#", "saving", "class", "parent", "skipped", "stops paying", "needs", "verdict"]
+HEADER = ["#", "score", "saving", "class", "parent", "skipped", "stops paying", "needs, copied", "verdict"]
 
 
 def render_text(rows: list[Row], root, more: int) -> str:
@@ -130,7 +170,7 @@ def render_text(rows: list[Row], root, more: int) -> str:
     widths = [max(len(line[k]) for line in table) for k in range(len(HEADER))]
     out = []
     for n, line in enumerate(table):
-        out.append("  ".join(c.rjust(w) if k < 2 else c.ljust(w) for k, (c, w) in enumerate(zip(line, widths))).rstrip())
+        out.append("  ".join(c.rjust(w) if k < 3 else c.ljust(w) for k, (c, w) in enumerate(zip(line, widths))).rstrip())
         if n:
             r = rows[n - 1]
             pad = " " * (widths[0] + 2)
@@ -143,12 +183,12 @@ def render_text(rows: list[Row], root, more: int) -> str:
 
 
 def render_markdown(rows: list[Row], more: int) -> str:
-    head = HEADER[:5] + ["file", HEADER[5], HEADER[6], HEADER[7], "reason"]
+    head = HEADER[:6] + ["file", *HEADER[6:], "reason"]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for i, r in enumerate(rows, 1):
         c = _cells(i, r)
-        cells = c[:2] + [f"`{c[2]}`", f"`{c[3]}`", c[4], f"`{r.estimate.file}:{r.estimate.line}`", c[5], c[6],
-                         f"**{c[7]}**" if r.verdict == "decouple" else c[7], r.reason]
+        cells = c[:3] + [f"`{c[3]}`", f"`{c[4]}`", c[5], f"`{r.estimate.file}:{r.estimate.line}`", c[6], c[7],
+                         f"**{c[8]}**" if r.verdict == "decouple" else c[8], r.reason]
         out.append("| " + " | ".join(x.replace("|", "\\|") for x in cells) + " |")
     if more:
         out.append(f"\n{counted(more, 'more class', 'more classes')} below the cut (`--top`, `--min-saving`).")
@@ -190,13 +230,15 @@ def run_scan(args) -> int:
         print(f"decouple scan: {msg}", file=sys.stderr, flush=True)
 
     say(f"estimating what each class pays of its parents' __init__ under {display_path(tree.root)}")
+    judges = Judges(tree, file, use_cache)
     try:
         estimates = estimate_tree(tree, say)
         chosen = selected(estimates, args.top, args.min_saving)
         say(f"{counted(len(estimates), 'class pays', 'classes pay')} for parent work they skip; "
-            f"analysing {len(chosen)}")
-        rows = judge(tree, chosen, file, use_cache, say)
+            f"the full analysis runs on {len(chosen)}")
+        rows = judges.judge(chosen, say)
     finally:
+        judges.close()
         if use_cache:
             tree.write_index_snapshot()
     more = len(estimates) - len(rows)
