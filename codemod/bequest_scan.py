@@ -120,8 +120,9 @@ class SketchIndex(Index):
     resolution, a class's members and its ``__init__`` need. A file whose sketch does not parse
     (a body cut short by a string that starts a line further left) is parsed whole."""
 
-    def __init__(self, tree: Tree, wanted: dict[str, bool]):
+    def __init__(self, tree: Tree, wanted: dict[str, bool], defined: dict[str, set[str]]):
         super().__init__(tree)
+        self.defined = defined  # class name -> the files whose text defines it
         self.wanted = wanted  # the classes worth sketching (whole, or header and __init__); the others are left out
         self.spans: dict[str, dict[str, tuple[int, int]]] = {}  # file -> class -> its lines in the file
         self._recent: dict[str, None] = {}  # the modules held, least recently asked for first
@@ -136,6 +137,19 @@ class SketchIndex(Index):
         if len(self._recent) > _HELD:
             self.drop(next(iter(self._recent)))
         return mod
+
+    def want(self, name: str, besides: str) -> bool:
+        """Sketch the class ``name`` too (a class the parent builds), from the next time its
+        files are asked for; False when it is no class of the tree, or already sketched.
+        ``besides``: a file whose module is in use, and stays as it is."""
+        if name in self.wanted or name not in self.defined:
+            return False
+        self.wanted[name] = True
+        for rel in self.defined[name] - {besides}:
+            self._sketches.pop(rel, None)
+            self._recent.pop(rel, None)
+            self._modules.pop(rel, None)  # not dropped: a class of it may be in use
+        return True
 
     def construction_weight(self, cls: ClassInfo) -> int:
         """What building an instance of ``cls`` costs, in the ranking's points: its whole
@@ -263,7 +277,8 @@ def _sketch(text: str, wanted: dict[str, bool], spans: dict) -> str:
         keep = range(first, end) if wanted[m.group(1)] else [*range(first, head_end + 1), *_init_lines(lines, head_end + 1, end)]
         for k in keep:
             line = lines[k]
-            out[k] = line[indent:] if line[:indent].isspace() else line.lstrip() if not line.strip() else line
+            if line.strip():  # a blank line stays as it is: one line
+                out[k] = line[indent:] if indent and line[:indent].isspace() else line
         if not wanted[m.group(1)] and all(not out[k].strip() for k in range(head_end + 1, end)):
             out[head_end] = out[head_end][:m.end() - starts[head_end] - indent] + " ...\n"
         end -= 1
@@ -350,7 +365,7 @@ def estimate_tree(tree: Tree, progress=None) -> list[Estimate]:
     defined, bases_in = class_statements(tree)
     named = {n for classes in bases_in.values() for names in classes.values() for n in names if n in defined}
     subclasses = {c for classes in bases_in.values() for c, names in classes.items() if names & named}
-    index = SketchIndex(tree, {**dict.fromkeys(subclasses, False), **dict.fromkeys(named, True)})
+    index = SketchIndex(tree, {**dict.fromkeys(subclasses, False), **dict.fromkeys(named, True)}, defined)
     heavy = _heavy_parents(index, sorted({rel for n in named for rel in defined[n]}), named)
     if progress:
         progress(f"{len(defined)} classes in {len(tree.files)} files; {len(heavy)} parents do work in __init__")
@@ -519,9 +534,11 @@ def _constructed(index: "SketchIndex", owner: ClassInfo, stmt: ast.stmt, e: Esti
     item = {"at": at, "code": owner.module.lines[stmt.lineno - 1].strip() + (f" ({how})" if how else "")}
     for call in (n for n in walk(stmt) if isinstance(n, ast.Call)):
         built = index.resolve_callable(owner.module, call.func)
+        if built is None and index.want(owner.module.qualify(call.func).rsplit(".", 1)[-1], owner.file):
+            built = index.resolve_callable(owner.module, call.func)
         if isinstance(built, ClassInfo) and "__init__" in built.methods:
             item["class"] = built.cli_name
-            item["weight"] = index.construction_weight(built)
+            item["weight"] = WEIGHTS["construction"] + index.construction_weight(built)
             break
     e.constructions.append(item)
 
