@@ -49,6 +49,7 @@ _DEPTH = 8  # ancestors followed up first bases to the one whose __init__ runs
 # skipped counts once, and a statement that does more than bind a name counts again by what it does.
 WEIGHTS = {"statement": 1, "call": 2, "loop": 3, "write": 3, "construction": 4, "allocation": 4}
 MIB = 1 << 20
+REPEATED = 2  # a construction in a loop counts this many times: the loop is there to run more than once
 INTERFACE_SHARE = 0.5  # of the lines of the public methods the class inherits untouched
 
 
@@ -176,12 +177,9 @@ class SketchIndex(Index):
         return self._whole[rel]
 
     def drop(self, rel: str) -> None:
-        """Forget a module, breaking its cycle with its classes: a run without the cycle
-        collector frees it only so."""
+        """Forget a module (its cycle with its classes is freed by the pass's next collection)."""
         self._recent.pop(rel, None)
-        mod = self._modules.pop(rel, None)
-        if mod is not None:
-            mod.__dict__.clear()
+        self._modules.pop(rel, None)
 
     def class_text(self, cls: ClassInfo) -> str:
         """The whole source of a sketched class, as the file has it."""
@@ -364,24 +362,23 @@ def estimate_tree(tree: Tree, progress=None) -> list[Estimate]:
     gc.freeze()
     defined, bases_in = class_statements(tree)
     named = {n for classes in bases_in.values() for names in classes.values() for n in names if n in defined}
-    subclasses = {c for classes in bases_in.values() for c, names in classes.items() if names & named}
-    index = SketchIndex(tree, {**dict.fromkeys(subclasses, False), **dict.fromkeys(named, True)}, defined)
-    heavy = _heavy_parents(index, sorted({rel for n in named for rel in defined[n]}), named)
-    if progress:
-        progress(f"{len(defined)} classes in {len(tree.files)} files; {len(heavy)} parents do work in __init__")
-    # Parent by parent (a file of them at a time), so that only the modules of one parent
-    # and its subclasses are held at once.
     subclass_files: dict[str, set[str]] = {}
     for rel, classes in bases_in.items():
         for names in classes.values():
-            for n in names & heavy:
+            for n in names & named:
                 subclass_files.setdefault(n, set()).add(rel)
+    subclasses = {c for classes in bases_in.values() for c, names in classes.items() if names & named}
+    index = SketchIndex(tree, {**dict.fromkeys(subclasses, False), **dict.fromkeys(named, True)}, defined)
+    heavy: dict[str, bool] = {}  # the class whose __init__ runs -> whether it does more than bind names
     out = []
-    for k, prel in enumerate(sorted({rel for n in heavy for rel in defined[n]}), 1):
-        parents = heavy & bases_in.get(prel, {}).keys()
+    # Parent by parent (a file of them at a time), so that only the modules of one parent
+    # and its subclasses are held at once.
+    for k, prel in enumerate(sorted({rel for n in named for rel in defined[n]}), 1):
+        mod = index.module(prel)
+        parents = {c.name for c in (mod.classes.values() if mod is not None else ()) if c.name in named and _heavy(index, c, heavy)}
         for rel in sorted({r for n in parents for r in subclass_files.get(n, ())}):
-            mod = index.module(rel)
-            for cls in (mod.classes.values() if mod is not None else ()):
+            sub = index.module(rel)
+            for cls in (sub.classes.values() if sub is not None else ()):
                 for i, q in enumerate(cls.bases):
                     if q.rsplit(".", 1)[-1] in parents:
                         p = index.resolve_class(q)
@@ -393,6 +390,9 @@ def estimate_tree(tree: Tree, progress=None) -> list[Estimate]:
         if k % _COLLECT_EVERY == 0:
             gc.collect()
     gc.unfreeze()
+    if progress:
+        progress(f"{len(defined)} classes in {len(tree.files)} files; "
+                 f"{sum(heavy.values())} of the __init__ methods that subclasses run do work")
     return rank(out)
 
 
@@ -400,29 +400,16 @@ def rank(rows: list[Estimate]) -> list[Estimate]:
     return sorted(rows, key=lambda e: (-e.score, -e.saving, e.file, e.line, e.parent))
 
 
-def _heavy_parents(index: Index, files: list[str], named: set[str]) -> set[str]:
-    """The names, among those classes name as bases, of the classes whose ``__init__`` (or an
-    ancestor's that runs for them) does more than bind names."""
-    heavy, inheriting = set(), {}
-    for n, rel in enumerate(files, 1):
-        mod = index.module(rel)
-        for cls in (mod.classes.values() if mod is not None else ()):
-            if cls.name not in named:
-                continue
-            init = cls.methods.get("__init__")
-            if init is None:
-                inheriting[cls.name] = {b.rsplit(".", 1)[-1] for b in cls.bases[:1]}
-            elif _does_work(init):
-                heavy.add(cls.name)
-        index.drop(rel)  # parsed again, once, only if a subclass needs it
-        if n % _COLLECT_EVERY == 0:
-            gc.collect()
-    for _ in range(_DEPTH):
-        more = {n for n, bases in inheriting.items() if bases & heavy} - heavy
-        if not more:
-            break
-        heavy |= more
-    return heavy
+def _heavy(index: Index, cls: ClassInfo, memo: dict[str, bool]) -> bool:
+    """Whether the ``__init__`` that runs for ``cls`` (its own or an ancestor's along first
+    bases) does more than bind names: else no subclass can save anything by skipping it."""
+    chain = _chain(index, cls)
+    if chain is None:
+        return False
+    owner = chain[-1]
+    if owner.cli_name not in memo:
+        memo[owner.cli_name] = _does_work(owner.methods["__init__"])
+    return memo[owner.cli_name]
 
 
 def _does_work(init: ast.FunctionDef) -> bool:
@@ -478,10 +465,10 @@ def estimate(index: "SketchIndex", cls: ClassInfo, parent: ClassInfo | None, fir
     e.copied_lines = sum(_lines(members[n][0]) for n in needs)
     e.interface_lines = sum(_lines(members[n][0]) for n in _interface(cls, index, members) - needs)
     e.method_lines = sum(_lines(m) for m, _ in members.values())
-    _classify(index, owner, res, e)
+    _classify(index, owner, res, e, _in_loops(init))
     for f in fusions:
         e.loops += 1
-        _constructed(index, owner, f.parent_loop.body[0], e, f"for each element of self.{f.attr}")
+        _constructed(index, owner, f.parent_loop.body[0], e, f"for each element of self.{f.attr}", REPEATED)
     e.loops += sum(1 for n in walk(init) if isinstance(n, _LOOPS) and pos(n) not in res.kept and pos(n) not in res.dead)
     return e
 
@@ -512,7 +499,12 @@ def _assigned_after(init: ast.FunctionDef | None, super_stmt) -> set[str]:
     return out
 
 
-def _classify(index: Index, owner: ClassInfo, res, e: Estimate) -> None:
+def _in_loops(init: ast.FunctionDef) -> set:
+    """The statements of ``init`` inside a loop."""
+    return {pos(n) for loop in walk(init) if isinstance(loop, _LOOPS) for s in loop.body for n in walk(s) if isinstance(n, ast.stmt)}
+
+
+def _classify(index: Index, owner: ClassInfo, res, e: Estimate, looped: set = frozenset()) -> None:
     """Sort the dropped statements by what they do, as the normal report's effect rules say."""
     for stmt, _why, rule in res.dropped:
         at = f"{owner.file}:{stmt.lineno}"
@@ -521,14 +513,14 @@ def _classify(index: Index, owner: ClassInfo, res, e: Estimate) -> None:
             size = allocation_bytes(_Sizes(index, owner.file), owner.file, stmt.lineno)
             e.allocations.append({"at": at, "code": code, **({"bytes": size["bytes"]} if size else {})})
         elif rule == effect_construction.ID:
-            _constructed(index, owner, stmt, e)
+            _constructed(index, owner, stmt, e, "in a loop" if pos(stmt) in looped else "", REPEATED if pos(stmt) in looped else 1)
         elif rule == effect_call.ID:
             e.calls += 1
         elif rule in _WRITES:
             e.writes += 1
 
 
-def _constructed(index: "SketchIndex", owner: ClassInfo, stmt: ast.stmt, e: Estimate, how: str = "") -> None:
+def _constructed(index: "SketchIndex", owner: ClassInfo, stmt: ast.stmt, e: Estimate, how: str = "", times: int = 1) -> None:
     """A dropped construction, and, for a class of the tree, what its own ``__init__`` does."""
     at = f"{owner.file}:{stmt.lineno}"
     item = {"at": at, "code": owner.module.lines[stmt.lineno - 1].strip() + (f" ({how})" if how else "")}
@@ -538,7 +530,7 @@ def _constructed(index: "SketchIndex", owner: ClassInfo, stmt: ast.stmt, e: Esti
             built = index.resolve_callable(owner.module, call.func)
         if isinstance(built, ClassInfo) and "__init__" in built.methods:
             item["class"] = built.cli_name
-            item["weight"] = WEIGHTS["construction"] + index.construction_weight(built)
+            item["weight"] = times * (WEIGHTS["construction"] + index.construction_weight(built))
             break
     e.constructions.append(item)
 

@@ -41,12 +41,12 @@ def test_each_part_of_the_estimate(env):
     # The size the source states: 64 * 1024 * 1024 uint8.
     assert fast["allocations"] == [{"at": "pkg/backends.py:13", "bytes": 64 << 20,
                                     "code": "self.workspace = torch.empty((64, 1024, 1024), dtype=torch.uint8)"}]
-    # An object of the tree weighs what its own __init__ does, on top of being built.
+    # An object of the tree weighs what its own __init__ does, on top of being built; in a loop, twice.
     built = {c["class"]: c["weight"] for c in fast["constructions"]}
-    assert built == {"pkg.buffers:Buffer": 4 + 8, "pkg.planning:Planner": 4 + 1}
+    assert built == {"pkg.buffers:Buffer": 2 * (4 + 8), "pkg.planning:Planner": 4 + 1}
     assert (fast["loops"], fast["calls"], fast["writes"]) == (1, 1, 0)
-    # statements 6 + a call 2 + a loop 3 + the constructions 12 + 5 + an allocation 4 + 64 MiB 64.
-    assert fast["saving"] == 6 + 2 + 3 + 12 + 5 + 4 + 64
+    # statements 6 + a call 2 + a loop 3 + the constructions 24 + 5 + an allocation 4 + 64 MiB 64.
+    assert fast["saving"] == 6 + 2 + 3 + 24 + 5 + 4 + 64
     assert fast["copied_share"] == 0 and fast["score"] == fast["saving"]
     assert (fast["verdict"], fast["rule"]) == ("decouple", "DC501")
     light = rows(env)["LightChild"]
