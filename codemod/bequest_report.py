@@ -17,7 +17,7 @@ from pathlib import Path
 from dataclasses import dataclass
 
 from . import config
-from .bequest_scan import Estimate, estimate_tree
+from .bequest_scan import Estimate, Plan, estimate_files, plan, rank
 from .console import check_line, counted, display_path
 from .discover import Tree
 from .dropped_work import size_text
@@ -57,18 +57,25 @@ class Judges:
     each worker starts small, and frees each class's analysis before the next (a run of several
     classes at once holds all their parses)."""
 
-    def __init__(self, tree: Tree, file: dict, use_cache: bool):
+    def __init__(self, tree: Tree, the_plan: Plan, file: dict, use_cache: bool):
         import multiprocessing
 
         from .interrupt import forking
 
         global _WORK
-        _WORK = (tree, file, use_cache)
+        _WORK = (tree, the_plan, file, use_cache)
         self.pool = None
         if "fork" in multiprocessing.get_all_start_methods():
             tree.word_index  # noqa: B018 - built once, here, for every worker
             with forking():
                 self.pool = multiprocessing.get_context("fork").Pool(WORKERS, initializer=_start_worker)
+
+    def estimate(self) -> list[Estimate]:
+        """The first pass, its parent files dealt out to the workers."""
+        tree, the_plan = _WORK[:2]
+        if self.pool is None:
+            return rank(estimate_files(tree, the_plan, the_plan.parent_files))
+        return rank([e for part in self.pool.map(_estimate_part, range(WORKERS)) for e in part])
 
     def judge(self, estimates: list[Estimate], say) -> list[Row]:
         jobs = [job(e) for e in estimates]
@@ -89,7 +96,7 @@ class Judges:
 
 
 WORKERS = max(1, min(4, os.cpu_count() or 1))
-_WORK = None  # (tree, [tool.decouple], use the cache): what a forked worker inherits
+_WORK = None  # (tree, plan, [tool.decouple], use the cache): what a forked worker inherits
 
 
 def _start_worker() -> None:  # pragma: no cover - the child
@@ -99,8 +106,13 @@ def _start_worker() -> None:  # pragma: no cover - the child
     gc.freeze()  # what it inherited stays out of each collection
 
 
+def _estimate_part(i: int) -> list[Estimate]:
+    tree, the_plan = _WORK[:2]
+    return estimate_files(tree, the_plan, the_plan.parent_files[i::WORKERS])
+
+
 def _judge_one(spec: tuple[str, str | None, str | None]) -> tuple[str, str, str]:
-    tree, file, use_cache = _WORK
+    tree, _, file, use_cache = _WORK
     try:
         return _verdict(tree, *spec, file, use_cache)
     except DecoupleError as exc:
@@ -230,9 +242,12 @@ def run_scan(args) -> int:
         print(f"decouple scan: {msg}", file=sys.stderr, flush=True)
 
     say(f"estimating what each class pays of its parents' __init__ under {display_path(tree.root)}")
-    judges = Judges(tree, file, use_cache)
+    the_plan = plan(tree)
+    say(f"{counted(len(the_plan.defined), 'class', 'classes')} in {counted(len(tree.files), 'file')}, "
+        f"{len(the_plan.named)} of them parents of others")
+    judges = Judges(tree, the_plan, file, use_cache)
     try:
-        estimates = estimate_tree(tree, say)
+        estimates = judges.estimate()
         chosen = selected(estimates, args.top, args.min_saving)
         say(f"{counted(len(estimates), 'class pays', 'classes pay')} for parent work they skip; "
             f"the full analysis runs on {len(chosen)}")

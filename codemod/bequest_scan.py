@@ -356,10 +356,18 @@ def class_statements(tree: Tree) -> tuple[dict[str, set[str]], dict[str, dict[st
     return defined, bases_in
 
 
-def estimate_tree(tree: Tree, progress=None) -> list[Estimate]:
-    """Every (class, parent) pair of the tree whose parent's ``__init__`` work the class skips
-    some of, best saving first."""
-    gc.freeze()
+@dataclass
+class Plan:
+    """What the text pass found: the work of the rest of the pass, which its parent files split."""
+
+    defined: dict[str, set[str]]  # class name -> the files defining it
+    bases_in: dict[str, dict[str, set[str]]]  # file -> its classes -> the base names they name
+    named: set[str]  # the names classes name as bases that the tree defines
+    subclass_files: dict[str, set[str]]  # such a name -> the files of classes naming it
+    parent_files: list[str]  # the files defining a class of ``named``
+
+
+def plan(tree: Tree) -> Plan:
     defined, bases_in = class_statements(tree)
     named = {n for classes in bases_in.values() for names in classes.values() for n in names if n in defined}
     subclass_files: dict[str, set[str]] = {}
@@ -367,16 +375,32 @@ def estimate_tree(tree: Tree, progress=None) -> list[Estimate]:
         for names in classes.values():
             for n in names & named:
                 subclass_files.setdefault(n, set()).add(rel)
+    return Plan(defined, bases_in, named, subclass_files, sorted({rel for n in named for rel in defined[n]}))
+
+
+def estimate_tree(tree: Tree) -> list[Estimate]:
+    """Every (class, parent) pair of the tree whose parent's ``__init__`` work the class skips
+    some of, best saving first (``bequest_report`` splits the parent files among processes)."""
+    the_plan = plan(tree)
+    return rank(estimate_files(tree, the_plan, the_plan.parent_files))
+
+
+def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str]) -> list[Estimate]:
+    """The pairs whose parent is defined in one of ``parent_files``, in no particular order."""
+    frozen = gc.get_freeze_count() == 0  # a worker froze what it inherited already
+    if frozen:
+        gc.freeze()
+    bases_in, named = the_plan.bases_in, the_plan.named
     subclasses = {c for classes in bases_in.values() for c, names in classes.items() if names & named}
-    index = SketchIndex(tree, {**dict.fromkeys(subclasses, False), **dict.fromkeys(named, True)}, defined)
+    index = SketchIndex(tree, {**dict.fromkeys(subclasses, False), **dict.fromkeys(named, True)}, the_plan.defined)
     heavy: dict[str, bool] = {}  # the class whose __init__ runs -> whether it does more than bind names
     out = []
     # Parent by parent (a file of them at a time), so that only the modules of one parent
     # and its subclasses are held at once.
-    for k, prel in enumerate(sorted({rel for n in named for rel in defined[n]}), 1):
+    for k, prel in enumerate(parent_files, 1):
         mod = index.module(prel)
         parents = {c.name for c in (mod.classes.values() if mod is not None else ()) if c.name in named and _heavy(index, c, heavy)}
-        for rel in sorted({r for n in parents for r in subclass_files.get(n, ())}):
+        for rel in sorted({r for n in parents for r in the_plan.subclass_files.get(n, ())}):
             sub = index.module(rel)
             for cls in (sub.classes.values() if sub is not None else ()):
                 for i, q in enumerate(cls.bases):
@@ -389,11 +413,10 @@ def estimate_tree(tree: Tree, progress=None) -> list[Estimate]:
         # collected here, while little else is alive (the rest is frozen out of its way).
         if k % _COLLECT_EVERY == 0:
             gc.collect()
-    gc.unfreeze()
-    if progress:
-        progress(f"{len(defined)} classes in {len(tree.files)} files; "
-                 f"{sum(heavy.values())} of the __init__ methods that subclasses run do work")
-    return rank(out)
+    gc.collect()
+    if frozen:
+        gc.unfreeze()
+    return out
 
 
 def rank(rows: list[Estimate]) -> list[Estimate]:
