@@ -25,7 +25,6 @@ from .errors import EXIT_CHANGES, EXIT_OK, DecoupleError, UsageError
 from .model import ReadLog
 from .options import Options
 
-DEFAULT_TOP = 10
 
 
 @dataclass

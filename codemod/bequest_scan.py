@@ -40,7 +40,7 @@ from .slice import Slicer, _bind_consts
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _WRITES = (effect_outside_write.ID, effect_registration.ID)
-_COLLECT_EVERY = 50  # files between two collections of the pass's garbage
+_COLLECT_EVERY = 50  # files between two collections of what a slice leaves in cycles
 _DEPTH = 8  # ancestors followed up first bases to the one whose __init__ runs
 
 # What each part of the work an instance stops paying weighs in the ranking: every statement

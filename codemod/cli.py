@@ -166,8 +166,8 @@ def build_scan_parser() -> argparse.ArgumentParser:
     p.add_argument("root", nargs="?", metavar="ROOT", help="the source tree (default: as for decouple)")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text",
                    help="text: a table for a terminal; markdown: for an issue or a pull request; json: a list of rows")
-    p.add_argument("--top", type=int, default=10, metavar="N",
-                   help="run the full analysis on the N classes of largest saving (default 10); the table lists those")
+    p.add_argument("--top", type=int, default=5, metavar="N",
+                   help="run the full analysis on the N classes of highest score (default 5); the table lists those")
     p.add_argument("--min-saving", type=int, metavar="POINTS",
                    help="also run it on every class whose saving is at least POINTS (docs/scan.md says how it is counted)")
     p.add_argument("--check", action="store_true",

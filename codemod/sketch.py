@@ -57,8 +57,7 @@ class SketchIndex(Index):
         self.wanted[name] = True
         for rel in self.defined[name] - {besides}:
             self._sketches.pop(rel, None)
-            self._recent.pop(rel, None)
-            self._modules.pop(rel, None)  # not dropped: a class of it may be in use
+            self.drop(rel)
         return True
 
     def whole(self, rel: str) -> ModuleInfo | None:
@@ -68,9 +67,13 @@ class SketchIndex(Index):
         return self._whole[rel]
 
     def drop(self, rel: str) -> None:
-        """Forget a module (its cycle with its classes is freed by the pass's next collection)."""
+        """Forget a module. Its classes are let go too, which breaks the one cycle a module
+        makes (it holds its classes, each holds it): freed at once, with no collector, while a
+        class still in use keeps a module that works."""
         self._recent.pop(rel, None)
-        self._modules.pop(rel, None)
+        mod = self._modules.pop(rel, None)
+        if mod is not None:
+            mod.__dict__.pop("classes", None)
 
     def class_text(self, cls: ClassInfo) -> str:
         """The whole source of a sketched class, as the file has it."""

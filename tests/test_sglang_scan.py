@@ -18,7 +18,7 @@ def test_scan_ranks_and_judges_sglang(tmp_path):
     from codemod.discover import fetch_release
 
     root = fetch_release()
-    code, out, err = run_cli("scan", root, "--format", "json", env={"DECOUPLE_CACHE_DIR": str(tmp_path)})
+    code, out, err = run_cli("scan", root, "--format", "json", "--top", "10", env={"DECOUPLE_CACHE_DIR": str(tmp_path)})
     assert code == 0, err
     rows = json.loads(out)
     assert len(rows) == 10
