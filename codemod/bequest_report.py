@@ -176,7 +176,12 @@ def _cells(i: int, r: Row) -> list[str]:
 HEADER = ["#", "score", "saving", "class", "parent", "skipped", "stops paying", "needs, copied", "verdict"]
 
 
+NONE = "no class pays for parent __init__ work it does not use\n"
+
+
 def render_text(rows: list[Row], root, more: int) -> str:
+    if not rows:
+        return NONE
     table = [HEADER] + [_cells(i, r) for i, r in enumerate(rows, 1)]
     widths = [max(len(line[k]) for line in table) for k in range(len(HEADER))]
     out = []
@@ -194,6 +199,8 @@ def render_text(rows: list[Row], root, more: int) -> str:
 
 
 def render_markdown(rows: list[Row], more: int) -> str:
+    if not rows:
+        return NONE
     head = HEADER[:6] + ["file", *HEADER[6:], "reason"]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for i, r in enumerate(rows, 1):
@@ -271,10 +278,12 @@ def _check(rows: list[Row], allow: list[str], tree: Tree, say) -> int:
     found = [r for r in rows if r.verdict == "decouple" and not ignored(r, allow)]
     for r in found:
         e = r.estimate
+        cls, parent, base = job(e)
+        command = f"decouple --class {cls}" + (f" --parent {parent}" if parent else "") + (f" --base {base}" if base else "")
         print(check_line("text", tree.root, e.file, e.line,
                          f"{_short(e.cls)} pays for {_short(e.parent)}.__init__ work it does not use "
                          f"({e.skipped} of {e.init_statements} statements: {work_text(e)}); "
-                         f"`decouple --class {_short(e.cls)}` would decouple it, or add it to scan-ignore"))
+                         f"`{command}` would decouple it, or add it to scan-ignore"))
     known = sum(1 for r in rows if r.verdict == "decouple") - len(found)
     say(f"{counted(len(found), 'class', 'classes')} to decouple" + (f", {known} in scan-ignore" if known else ""))
     return EXIT_CHANGES if found else EXIT_OK

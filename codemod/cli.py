@@ -42,7 +42,8 @@ The command line wins: --class or --parent replaces both classes and parent, any
 its own key.
 
 `decouple scan [ROOT]` lists the classes of a tree that pay for parent work they do not use,
-ranked by what they would save (see `decouple scan --help`).
+ranked by what they would save (see `decouple scan --help`). A ROOT folder literally named
+`scan` or `verify` is given with a path (`decouple ./scan`): the bare word names the command.
 
 `decouple verify --output DIR` then runs SGLang's attention kit on the original and the
 patched sources on a CUDA GPU (see `decouple verify --help`).

@@ -100,6 +100,7 @@ def test_check_without_and_with_the_allow_list(tmp_path, env):
     assert [line.split(": ")[0].rsplit("/", 2)[-2:] for line in out.splitlines()] == [
         ["pkg", "backends.py:24"], ["pkg", "light.py:13"]]
     assert "FastBackend pays for HeavyBackend.__init__ work it does not use" in out
+    assert "`decouple --class pkg.backends:FastBackend` would decouple it" in out
     (tree / "pyproject.toml").write_text('[tool.decouple]\nscan-ignore = ["FastBackend"]\n')
     code, out, err = run_cli("scan", tree, "--check", env=env)
     assert code == 1 and "LightChild" in out and "FastBackend" not in out
@@ -148,3 +149,14 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, env, args, pyproject, messag
 def test_a_missing_root_is_one_line_and_exit_2(tmp_path, env):
     code, out, err = run_cli("scan", tmp_path / "nowhere", env=env)
     assert code == 2 and out == "" and err.startswith("decouple: error: ROOT") and err.count("\n") == 1
+
+
+def test_a_tree_where_no_class_pays_says_so(tmp_path, env):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("class A:\n    def __init__(self):\n        self.x = open('f')\n")
+    code, out, err = run_cli("scan", tmp_path, env=env)
+    assert (code, out) == (0, "no class pays for parent __init__ work it does not use\n"), err
+    code, out, _ = run_cli("scan", tmp_path, "--format", "json", env=env)
+    assert (code, out) == (0, "[]\n")
+    code, out, _ = run_cli("scan", tmp_path, "--check", env=env)
+    assert (code, out) == (0, "")
