@@ -40,7 +40,7 @@ from .slice import Slicer, _bind_consts
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _WRITES = (effect_outside_write.ID, effect_registration.ID)
-_COLLECT_EVERY = 50  # files between two collections of what a slice leaves in cycles
+_COLLECT_EVERY = 400  # parent files between two collections
 _DEPTH = 8  # ancestors followed up first bases to the one whose __init__ runs
 
 # What each part of the work an instance stops paying weighs in the ranking: every statement
@@ -165,10 +165,13 @@ def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str]) -> list[
                         e = estimate(index, cls, p, first=i == 0) if p is not None and p.file == prel else None
                         if e is not None:
                             out.append(e)
-        # What a slice leaves behind forms cycles, which a run without the collector keeps:
-        # collected here, while little else is alive (the rest is frozen out of its way).
+        # What little the pass leaves in cycles (a module parsed whole when its sketch would not
+        # parse), which a run without the collector keeps: collected now and then, while
+        # little else is alive (the rest is frozen out of its way).
         if k % _COLLECT_EVERY == 0:
             gc.collect()
+    for rel in list(index._modules):
+        index.drop(rel)
     gc.collect()
     if frozen:
         gc.unfreeze()

@@ -114,6 +114,18 @@ class SketchModule(ModuleInfo):
         return _top_level_imports(self)
 
     @cached_property
+    def classes(self) -> dict[str, ClassInfo]:
+        # A sketch's classes are all at its top level (those under a module-level block are
+        # dedented there); and a loop, unlike ModuleInfo's recursive closure, leaves no cycle
+        # behind for a run without the collector to keep.
+        out: dict[str, ClassInfo] = {}
+        for s in self.tree.body:
+            if isinstance(s, ast.ClassDef):
+                bases = [self.qualify(b.value if isinstance(b, ast.Subscript) else b) for b in s.bases]
+                out.setdefault(s.name, ClassInfo(s.name, self, s, bases))
+        return out
+
+    @cached_property
     def classes_names(self) -> set[str]:
         return {n.name for n in self.tree.body if isinstance(n, ast.ClassDef)}
 
