@@ -50,10 +50,11 @@ class Analyzer:
         self.all_uses = all_uses
 
     def analyse(self, cls: ClassInfo, parent: ClassInfo | None = None, base: str | None = None,
-                scanned: Scanned | None = None) -> ClassAnalysis:
+                scanned: Scanned | None = None, prepared: ClassState | None = None) -> ClassAnalysis:
         """The analysis of one class. ``scanned``: the outcome of ``scan`` for this class, when
-        another process already ran it (it is replayed instead of run again)."""
-        st = self.prepare(cls, parent, base)
+        another process already ran it (it is replayed instead of run again); ``prepared``: what
+        ``prepare`` returned for it, when this process already ran that."""
+        st = prepared if prepared is not None else self.prepare(cls, parent, base)
         if st.a.nothing_to_do:
             return st.a
         if scanned is None:

@@ -114,8 +114,19 @@ def analyse_all(index: Index, classes: tuple[str, ...], parent: str | None, base
                 done[i] = _attempt(analyzer.analyse, *pairs[i], base)
             if while_waiting is not None and worker.busy():
                 while_waiting([a for a in done.values() if isinstance(a, ClassAnalysis)])
+            # The worker's classes must be prepared here too before their scans are replayed
+            # (the preparation parses the modules of their parents' code, which the worker's
+            # parses do not bring back): done while the worker still scans, it waits for nothing.
+            prepared = {}
             for i in sorted(worker.theirs):
-                done[i] = _attempt(analyzer.analyse, *pairs[i], base, worker.get(i))
+                if not worker.busy():
+                    break
+                prepared[i] = _attempt(analyzer.prepare, *pairs[i], base)
+            for i in sorted(worker.theirs):
+                st = prepared.get(i)
+                # A preparation that failed runs again in ``analyse``, which raises in class order.
+                st = None if isinstance(st, Exception) else st
+                done[i] = _attempt(analyzer.analyse, *pairs[i], base, worker.get(i), st)
         # Classes are independent; an error surfaces as it would in class order.
         for i in range(len(pairs)):
             if isinstance(done[i], Exception):

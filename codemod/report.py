@@ -38,6 +38,7 @@ import re
 from pathlib import Path
 
 from . import TOOL_NAME, __version__
+from .ast_util import walk
 from .fileio import atomic_write
 from .model import ClassAnalysis, ModulePatch, Verdict
 from .report_md import render_md
@@ -178,7 +179,7 @@ def import_changes(before: str, after: str) -> tuple[list[str], list[str]]:
 def _imported(text: str) -> dict[tuple[str, str, str | None], None]:
     """(``from`` part or "", name, alias) of every import statement, in order."""
     out: dict = {}
-    for node in ast.walk(ast.parse(text)):
+    for node in walk(ast.parse(text)):
         if isinstance(node, ast.ImportFrom):
             src = "." * node.level + (node.module or "")
             out.update(dict.fromkeys((src, a.name, a.asname) for a in node.names))

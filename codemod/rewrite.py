@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from .check import findings
 from .cst_util import Located, comment_line
 from .model import ClassAnalysis, ClassPlan, ModulePatch
 from .index import ModuleInfo
@@ -115,7 +116,10 @@ def _covered_by_other_bases(index, a: ClassAnalysis, q: str) -> bool:
 def parse_ahead(analyses: list[ClassAnalysis], parsed: dict[str, Located]) -> None:
     """Parse, into ``parsed``, the modules that rewriting these classes will read (each class's
     module and its parent's), while the core would otherwise wait for the worker process. A
-    module that does not parse is left for ``rewrite_module``, which says why."""
+    module that does not parse is left for ``rewrite_module``, which says why.
+
+    pyflakes' findings on each class's original module are made here too: the import fixes
+    and the check compare the patched text's with them (``check.findings`` keeps them)."""
     for a in analyses:
         for info in (a.cls.module, a.parent.module):
             if info.rel not in parsed:
@@ -123,6 +127,11 @@ def parse_ahead(analyses: list[ClassAnalysis], parsed: dict[str, Located]) -> No
                     parsed[info.rel] = Located.parse(info.text, info.tree)
                 except Exception:  # noqa: BLE001 - the rewrite parses it again and reports it
                     pass
+    for rel, text in {a.cls.module.rel: a.cls.module.text for a in analyses}.items():
+        try:
+            findings(text, rel)
+        except Exception:  # noqa: BLE001 - the import fixes run it again and report it
+            pass
 
 
 def rewrite_module(index, analyses: list[ClassAnalysis], markers: bool = True, presented: bool = True,

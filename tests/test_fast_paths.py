@@ -254,6 +254,37 @@ def test_scans_in_a_worker_give_the_report_of_one_process(root, monkeypatch):
 _REPLAYED: list[str] = []
 
 
+def _worker_always_busy(monkeypatch):
+    """The worker taken to be still scanning whenever this process asks: it prepares every one
+    of the worker's classes before their scans come back (on a small tree the worker is
+    often done first, and that path would go untested)."""
+    from codemod import scan_worker
+
+    monkeypatch.setattr(scan_worker.WorkerScans, "busy", lambda self: self.proc is not None and self.scans is None)
+
+
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="workers need fork")
+@pytest.mark.parametrize("root", list(_trees()))
+def test_classes_prepared_while_the_worker_scans_give_the_report_of_one_process(root, monkeypatch):
+    from codemod import scan_worker
+    from codemod.analyse import Analyzer
+
+    alone = _every_subclass_report(root)
+    monkeypatch.setattr(scan_worker, "PARALLEL_FROM", 1)
+    _worker_always_busy(monkeypatch)
+    prepared = []
+    real = Analyzer.analyse
+
+    def spy(self, cls, parent=None, base=None, scanned=None, state=None):
+        prepared.append(state is not None)
+        return real(self, cls, parent, base, scanned, state)
+
+    monkeypatch.setattr(Analyzer, "analyse", spy)
+    assert _every_subclass_report(root) == alone
+    if len(prepared) >= 2:  # a tree of one class gets no worker
+        assert any(prepared)
+
+
 def test_the_worker_scans_were_used():
     """Not a vacuous comparison above: the worker's scans were replayed for many classes."""
     if not _REPLAYED:
@@ -263,9 +294,13 @@ def test_the_worker_scans_were_used():
 
 @pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="workers need fork")
 @pytest.mark.parametrize("order", [["First", "Second"], ["Second", "First"]], ids=["first-second", "second-first"])
-def test_an_error_surfaces_in_class_order_with_a_worker(tmp_path, monkeypatch, order):
+@pytest.mark.parametrize("busy", [False, True], ids=["as-it-comes", "prepared-while-busy"])
+def test_an_error_surfaces_in_class_order_with_a_worker(tmp_path, monkeypatch, order, busy):
     from codemod import scan_worker
     from codemod.errors import UsageError
+
+    if busy:
+        _worker_always_busy(monkeypatch)
 
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
