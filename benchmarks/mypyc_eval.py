@@ -38,10 +38,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-MODULES = ["codemod/ast_util.py", "codemod/word_index.py", "codemod/typing_flow.py"]
+MODULES = ["codemod/ast_util.py", "codemod/word_index.py", "codemod/receiver_typing/typing_flow.py"]
 CLASSES = ["TRTLLMHAAttnBackend", "TRTLLMHAAttnMultiStepDraftBackend"]
 
 
@@ -72,7 +73,7 @@ def worker_funcs(root: Path) -> dict:
     for _ in range(3):
         timed("walk, 100 biggest files", lambda: [ast_util.walk(t) for t in trees])
         timed("walk with parents, 100 biggest files", lambda: [ast_util.walk(t, {}) for t in trees])
-        timed(f"_index_part, all {len(files)} files", lambda: word_index._index_part(root, files, list(range(len(files))), {}))
+        timed(f"_index_part, all {len(files)} files", lambda: word_index._index_part(root, files, list(range(len(files))), {}, defaultdict(list), {}))
         timed(f"words_in, all {len(files)} files (bytes already read)", lambda: [word_index.words_in(d) for d in datas])
         timed("its stat, read, sha1 and words_in alone", lambda: [(p.stat(), hashlib.sha1(d := p.read_bytes()).digest(),
                                                                     word_index.words_in(d)) for r in files for p in [root / r]])
