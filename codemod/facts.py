@@ -248,6 +248,10 @@ class _Collector(ast.NodeVisitor):
                         (self.f.writes_attrs if name == "setattr" else self.f.reads_attrs).add(lit.value)
                     else:
                         self.f.dynamic.append((node.lineno, f"{name}({sn}, <computed name>)"))
+            if name in ("setattr", "delattr") and node.args and not (isinstance(node.args[0], ast.Name) and node.args[0].id == sn):
+                # setattr(self.flags, k, v) stores on self.flags as self.flags.k = v does: a mutation
+                # of what the object is rooted at (wtforms' Field fills its flags so).
+                self._store(ast.copy_location(ast.Attribute(value=node.args[0], attr="_", ctx=ast.Store()), node), False)
             if name == "vars" and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == sn:
                 self.f.dynamic.append((node.lineno, f"vars({sn})"))
             indirect = on_name(node, sn)

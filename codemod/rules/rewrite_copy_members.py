@@ -12,6 +12,10 @@ decorators, docstring and comments, under a marker comment naming its origin.
 ## Why
 After reparenting, the class no longer inherits them, and something uses them.
 
+A class attribute of the parent that the class binds itself is not copied: the class's own
+binding is the one its instances saw (the parent's is kept where the parent's ``__init__`` stores
+over it on the instance, so that the slice keeps that store).
+
 ## Known problems
 Refuses (DC510) a method that uses a name-mangled attribute (``self.__x``: its meaning
 depends on the class it is written in), and members of a parent in another module than
@@ -56,6 +60,10 @@ def apply(ctx, body):
         if owner.module.rel != ctx.pinfo.rel:
             raise UnsafeError(f"{name} comes from {owner.name} in another module; only one parent module at a time is supported", ID)
         origin = f"{MARKER} {owner.name}.{name}"
+        if m.kind == "class_attribute" and _class_defines(a, name):
+            # C's own binding is the one C's instances and C itself saw; the parent's was reachable
+            # only through the parent, which still binds it (kept for the store P's __init__ makes).
+            continue
         if m.kind == "class_attribute":
             node = ctx.p.lines[id(ctx.p.stmt(m.node))]
             node = ctx.copied.strip(bound(name, node), m.node.lineno - len(node.leading_lines), m.node.end_lineno)
@@ -100,6 +108,12 @@ def after_class(ctx) -> list[cst.BaseStatement]:
     ctx.plan.inlined.append(f"call of `__init_subclass__` after the class, which creating it under {owner.name} made")
     blanks = [BLANK, BLANK] if ctx.a.cls.node.col_offset == 0 else [BLANK]
     return [stmt.with_changes(leading_lines=blanks + ctx.marker(f"{MARKER} {owner.name}.__init_subclass__ (creating the class ran it)"))]
+
+
+def _class_defines(a, name: str) -> bool:
+    """Whether the class's own body binds ``name`` (not only its instances)."""
+    m = a.cls.members.get(name)
+    return m is not None and m.kind != "instance_attribute"
 
 
 def _names_copied_function(a, owner, stmt: ast.stmt, late: set[str]) -> bool:

@@ -388,6 +388,93 @@ def test_a_store_of_the_parent_init_over_a_class_attribute_stays(tmp_path, files
     assert patched is not None and store in patched
 
 
+# wtforms' StringField(Field), in a few lines of our own: the parent binds a default at class
+# level that its __init__ may replace on the instance, and the class binds its own default.
+DEFAULTS = """
+class Field:
+    widget = None
+
+    def __init__(self, label=None, widget=None):
+        self.label = label
+        if widget is not None:
+            self.widget = widget
+        self.pool = [0] * 9
+
+    def render(self):
+        return (self.widget, self.label)
+
+    def describe(self):
+        return "a field"
+"""
+TEXT_FIELD = """from .fields import Field
+
+
+class Child(Field):
+    widget = "text"
+
+    def show(self):
+        return self.render()
+"""
+
+
+@pytest.mark.parametrize("child, printed", [
+    pytest.param(TEXT_FIELD, "text ('text', 'a') ('pw', 'b')\n", id="the-class-binds-its-own"),
+    pytest.param(TEXT_FIELD.replace('    widget = "text"\n', "    kind = 'text'\n"), "None (None, 'a') ('pw', 'b')\n",
+                 id="near-miss-only-the-parent-binds-it"),
+])
+def test_a_parent_class_attribute_the_class_binds_itself_is_not_copied_over_it(tmp_path, child, printed):
+    """The parent's ``widget = None`` was copied below the class's own ``widget = "text"`` and
+    replaced it (wtforms' ``StringField`` rendered no widget); where only the parent binds it,
+    it is copied."""
+    script = "from pkg.child import Child\nprint(Child.widget, Child('a').show(), Child('b', widget='pw').show())\n"
+    before, after, patched = run_both(tmp_path, {"fields.py": DEFAULTS, "child.py": child}, script, stress=True)
+    assert before == after == printed
+    assert patched is not None and "self.widget = widget" in patched
+    assert ("widget = None" in patched) == ("kind" in child)
+
+
+# wtforms' Field, in a few lines of our own: the parent's __init__ fills an object it keeps on
+# the instance through setattr on that object, not on self.
+FLAGGED = """
+class Flags:
+    pass
+
+
+class Field:
+    def __init__(self, validators=()):
+        self.flags = Flags()
+        self.spare = Flags()
+        self.pool = [0] * 9
+        for v in validators:
+            for k, val in getattr(v, "field_flags", {}).items():
+                setattr(self.flags, k, val)
+        for v in validators:
+            setattr(self.spare, "seen", v)
+
+    def heavy(self):
+        return self.pool
+"""
+FLAGGED_CHILD = """from .fields import Field
+
+
+class Child(Field):
+    def required(self):
+        return getattr(self.flags, "required", False)
+"""
+
+
+def test_a_setattr_on_an_object_the_instance_keeps_stays(tmp_path):
+    """``setattr(self.flags, k, v)`` stores on ``self.flags`` as ``self.flags.k = v`` does: the loop
+    stays where ``flags`` is read (wtforms' ``StringField`` lost its ``required`` flag); the
+    near miss, the same loop over ``self.spare`` that nothing reads, is still dropped."""
+    script = ("from pkg.child import Child\nclass V:\n    field_flags = {'required': True}\n"
+              "print(Child([V()]).required(), Child().required())\n")
+    before, after, patched = run_both(tmp_path, {"fields.py": FLAGGED, "child.py": FLAGGED_CHILD}, script, stress=True)
+    assert before == after == "True False\n"
+    assert patched is not None and "setattr(self.flags, k, val)" in patched
+    assert "self.spare" not in patched
+
+
 # mutagen's APETextValue(_APEUtf8Value), in a few lines of our own: the parent's class decorator
 # derives the comparisons that its source does not define.
 ORDERED = """
