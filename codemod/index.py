@@ -114,6 +114,17 @@ class ModuleInfo:
     is_package: bool
 
     @cached_property
+    def symbols(self):
+        """The module's symbol table (``symtable``: Python's own scoping), or None when it
+        refuses the text."""
+        import symtable
+
+        try:
+            return symtable.symtable(self.text, self.rel, "exec")
+        except SyntaxError:
+            return None
+
+    @cached_property
     def lines(self) -> list[str]:
         return self.text.splitlines()
 

@@ -37,7 +37,6 @@ A post-condition: no patch is written (exit 3) when it fails.
 from __future__ import annotations
 
 import ast
-import symtable
 from collections import Counter
 
 from ..ast_util import child_blocks, dotted_name, resolve_relative
@@ -50,8 +49,8 @@ STAR = "*"
 def check(ctx) -> None:
     a = ctx.a
     before_mod, after_mod = a.cls.module, ctx.patched
-    before = _global_reads(before_mod.text, a.cls.node)
-    after = _global_reads(after_mod.text, ctx.after.node)
+    before = _global_reads(before_mod.symbols, a.cls.node)
+    after = _global_reads(after_mod.symbols, ctx.after.node)
     if before is None or after is None:
         return  # symtable refused the text: the compile check says so
     was, now = _bindings(before_mod), _bindings(after_mod)
@@ -139,11 +138,10 @@ def _bindings(mod) -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
-def _global_reads(text: str, cls: ast.ClassDef) -> Counter | None:
-    """How many times the class reads each global name, outside annotations."""
-    try:
-        top = symtable.symtable(text, "<module>", "exec")
-    except SyntaxError:
+def _global_reads(top, cls: ast.ClassDef) -> Counter | None:
+    """How many times the class reads each global name, outside annotations (``top``: the
+    module's symbol table)."""
+    if top is None:
         return None
     table = next((t for t in top.get_children() if t.get_type() == "class" and t.get_name() == cls.name
                   and t.get_lineno() == cls.lineno), None)
