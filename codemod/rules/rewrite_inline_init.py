@@ -55,7 +55,7 @@ from .. import forwarded_args
 from ..ast_util import bind_arguments, decorator_name, dotted_name, first_param, is_super_call, pos, snake_case, source_segment, walk
 from ..cst_util import BLANK, rename
 from ..errors import UnsafeError
-from . import rewrite_bind_names, rewrite_fold_constants, rewrite_fuse_loops, rewrite_read_through
+from . import rewrite_bind_names, rewrite_fold_constants, rewrite_fuse_loops, rewrite_read_through, unsafe_dataclass_parent
 from .verdict_already_decoupled import MARKER
 
 ID = "DC601"
@@ -115,7 +115,8 @@ def init_block(ctx) -> list[cst.BaseStatement]:
     sl = a.init_slice
     if pinit is None or sl is None or not sl.kept:
         return []
-    stmts = ctx.copied.strip_all(_filter(ctx, ctx.p.stmt(pinit).body.body, dict(sl.folded)), pinit.lineno, pinit.end_lineno)
+    body = unsafe_dataclass_parent.init_body(ctx) if a.dataclass_init is not None else ctx.p.stmt(pinit).body.body
+    stmts = ctx.copied.strip_all(_filter(ctx, body, dict(sl.folded)), pinit.lineno, pinit.end_lineno)
     if not stmts and not a.moved:
         return []
     mapping, forwarded, prelude = _bindings(ctx, pinit)
