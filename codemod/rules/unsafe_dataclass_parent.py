@@ -22,7 +22,7 @@ Refused (no patch), each with the dataclass feature named:
   ``KW_ONLY``; a ``ClassVar`` is not a field and is left as a class attribute;
 * a ``__post_init__`` that is decorated, async, a generator, takes parameters besides ``self``,
   returns, or uses ``super()``/``__class__``;
-* a base of the parent outside the tree, decorated, or defining ``__post_init__`` (its fields
+* a base of the parent outside the tree (a builtin such as ``Exception`` is no dataclass), decorated, or defining ``__post_init__`` (its fields
   or hook would be part of the generated ``__init__``);
 * a class without an ``__init__`` of its own, a class that is a dataclass itself, or one that
   overrides ``__post_init__`` (the generated ``__init__`` would call the override);
@@ -34,6 +34,10 @@ Refused (no patch), each with the dataclass feature named:
   pattern (``case Child(x)``) naming the class or the parent. ``--assume-unused Child.__eq__``
   (or ``__repr__``), or ``--keep proven``, takes the user's word for the first two: the report
   lists it as an assumption.
+
+A parent that writes its own ``__init__`` keeps it under the decorator: that ``__init__`` is
+sliced as any other, and only what the class would lose is checked. A ``__eq__`` or ``__repr__``
+written in the parent is not generated either: DC104 copies it.
 
 ## Why
 The decorator's ``__init__`` is the construction work a dataclass parent makes its subclasses
@@ -48,7 +52,9 @@ refused unless the class defines both, the options turn them off, or the user st
 unused. The ``dataclasses`` functions are searched for anywhere in the tree, not only on
 receivers that may be the class: an ``asdict`` of an unrelated dataclass refuses too. Field
 order through a base that is a dataclass, ``field(default=...)`` and ``default_factory`` are
-not written out yet (refused).
+not written out yet (refused). The post-condition DC703 follows the original MRO's ``__init__``
+without the decorator's: under ``class Parent(Mixin, Base)`` it expects ``Mixin.__init__``'s stores,
+which the generated ``__init__`` never runs, and refuses a correct patch.
 
 ## Fix safety
 Exact for what it accepts: the synthetic ``__init__`` stores the same fields in the same order
@@ -105,12 +111,17 @@ def check(st) -> None:
         return
     here = (p.file, p.node.decorator_list[0].lineno)
     why = _refusal(st)
-    if why is None:
+    if why is None and "__init__" in p.methods:
+        # The decorator keeps an __init__ written in the class: it is sliced as it is.
+        why = _losses(st)
+        if why is None:
+            return
+    elif why is None:
         built = synthesize(p)
         if isinstance(built, str):
             why = built
         else:
-            why = _losses(st, built)
+            why = _losses(st)
             if why is None:
                 _adopt(a, built)
                 return
@@ -139,7 +150,7 @@ def _refusal(st) -> str | None:
     stack, seen = list(p.bases), set()
     while stack:
         q = stack.pop()
-        if q in ("builtins.object", "object") or q in seen:
+        if q in ("builtins.object", "object") or q.startswith("builtins.") or q in seen:
             continue
         seen.add(q)
         b = index.resolve_class(q)
@@ -242,7 +253,7 @@ def store_source(sn: str, name: str) -> str:
     return f"{sn}.{name} = {name}\n"
 
 
-def _losses(st, built: DataclassInit) -> str | None:
+def _losses(st) -> str | None:
     """Why the class would lose generated behaviour it may use, or None."""
     a, p = st.a, st.a.parent
     c = a.cls
@@ -250,7 +261,8 @@ def _losses(st, built: DataclassInit) -> str | None:
     opts = {k.arg: k.value.value for k in d.keywords} if isinstance(d, ast.Call) else {}
     for member, opt, what in (("__eq__", "eq", "== on two instances compares their fields (and the instances are unhashable)"),
                               ("__repr__", "repr", "repr() and str() list the fields")):
-        if not opts.get(opt, True) or member in c.members:
+        # Written in the parent, the decorator keeps it and DC104 copies it; in the class, it wins.
+        if not opts.get(opt, True) or member in c.members or member in p.members:
             continue
         if st.knowledge.assumes(c.name, member):
             a.assumptions.setdefault(member, []).append(Evidence(p.file, d.lineno, f"generated {member} of @dataclass {p.name}: {what}", ID, "unknown"))
