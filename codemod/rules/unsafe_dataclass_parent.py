@@ -30,7 +30,8 @@ Refused (no patch), each with the dataclass feature named:
   ``__hash__ = None`` that comes with it) unless ``eq=False`` or the class defines ``__eq__``;
   the generated ``__repr__`` unless ``repr=False`` or the class defines ``__repr__``; and, anywhere
   in the tree, ``dataclasses.fields``/``asdict``/``astuple``/``replace``/``is_dataclass``,
-  ``__dataclass_fields__``, ``__dataclass_params__``, ``__match_args__``, or a positional class
+  ``copy.replace`` or ``__replace__`` (Python 3.13 gives dataclasses one), ``__dataclass_fields__``,
+  ``__dataclass_params__``, ``__match_args__``, or a positional class
   pattern (``case Child(x)``) naming the class or the parent. ``--assume-unused Child.__eq__``
   (or ``__repr__``), or ``--keep proven``, takes the user's word for the first two: the report
   lists it as an assumption.
@@ -52,9 +53,8 @@ refused unless the class defines both, the options turn them off, or the user st
 unused. The ``dataclasses`` functions are searched for anywhere in the tree, not only on
 receivers that may be the class: an ``asdict`` of an unrelated dataclass refuses too. Field
 order through a base that is a dataclass, ``field(default=...)`` and ``default_factory`` are
-not written out yet (refused). The post-condition DC703 follows the original MRO's ``__init__``
-without the decorator's: under ``class Parent(Mixin, Base)`` it expects ``Mixin.__init__``'s stores,
-which the generated ``__init__`` never runs, and refuses a correct patch.
+not written out yet (refused). The post-conditions (DC703) build the original instance with the
+same synthetic ``__init__`` (a dataclass decorator that is not alone is not read there).
 
 ## Fix safety
 Exact for what it accepts: the synthetic ``__init__`` stores the same fields in the same order
@@ -68,7 +68,8 @@ import ast
 import re
 from dataclasses import dataclass, field, replace
 
-from ..ast_util import decorator_name, dotted_name, first_param, walk
+from ..ast_util import decorator_name, dotted_name, first_param
+from ..index import Member
 from ..model import Evidence, Hazard
 
 ID = "DC313"
@@ -76,7 +77,7 @@ NAME = "dataclass-parent"
 DECORATORS = {"dataclass", "dataclasses.dataclass"}
 SAFE_OPTIONS = {"eq", "repr", "init"}
 # What the dataclass machinery hands a class besides __init__, by the functions that read it.
-REFLECTION = ("__dataclass_fields__", "__dataclass_params__", "__match_args__", "is_dataclass", "asdict", "astuple")
+REFLECTION = ("__dataclass_fields__", "__dataclass_params__", "__match_args__", "__replace__", "is_dataclass", "asdict", "astuple")
 DATACLASS_FUNCTIONS = {"fields", "asdict", "astuple", "replace", "is_dataclass"}
 # Columns past any source line: where the synthetic field stores sit on their field's line.
 SYNTHETIC_COL = 100_000
@@ -219,6 +220,18 @@ def synthesize(p) -> DataclassInit | str:
     return DataclassInit(fn, stores, post, names)
 
 
+def generated_init(cls) -> ast.FunctionDef | None:
+    """The ``__init__`` a lone dataclass decorator writes for ``cls`` where it can be written out
+    (for the post-conditions' construction, which reads classes as Python builds them), or None."""
+    if "__init__" in cls.methods or not handles(cls):
+        return None
+    d = cls.node.decorator_list[0]
+    if isinstance(d, ast.Call) and any(k.arg == "init" and not (isinstance(k.value, ast.Constant) and k.value.value) for k in d.keywords):
+        return None
+    built = synthesize(cls)
+    return built.fn if isinstance(built, DataclassInit) else None
+
+
 def _own_nodes(fn):
     """The nodes of a function's body, not of functions or lambdas defined in it."""
     stack = list(fn.body)
@@ -280,8 +293,9 @@ def _reflection_use(st) -> str | None:
     """The first use in the tree of what only a dataclass has, as ``file:line: what``."""
     index = st.index
     names = {st.a.cls.name, st.a.parent.name}
-    rx = re.compile(r"__dataclass_fields__|__dataclass_params__|__match_args__|\bis_dataclass\b|\basdict\b|\bastuple\b|\bdataclasses\b|\bcase\b")
-    for rel in index.tree.grep(rx, words=REFLECTION + ("dataclasses", "case")):
+    rx = re.compile(r"__dataclass_fields__|__dataclass_params__|__match_args__|__replace__|\bis_dataclass\b|\basdict\b|\bastuple\b"
+                    r"|\bdataclasses\b|\bcopy\b|\bcase\b")
+    for rel in index.tree.grep(rx, words=REFLECTION + ("dataclasses", "copy", "case")):
         mod = index.module(rel)
         if mod is None:
             continue
@@ -293,6 +307,8 @@ def _reflection_use(st) -> str | None:
                     what = ident
                 elif ident in DATACLASS_FUNCTIONS and mod.qualify(node) == f"dataclasses.{ident}":
                     what = f"dataclasses.{ident}"
+                elif ident == "__replace__" or (ident == "replace" and mod.qualify(node) == "copy.replace"):
+                    what = "copy.replace (a dataclass's __replace__)"
             elif hasattr(ast, "MatchClass") and isinstance(node, ast.MatchClass) and node.patterns:
                 if (dotted_name(node.cls) or "").rsplit(".", 1)[-1] in names:
                     what = f"a positional class pattern {ast.unparse(node.cls)}(...) (reads __match_args__)"
@@ -308,7 +324,6 @@ def _adopt(a, built: DataclassInit) -> None:
     for name, s in zip(built.fields, built.stores):
         m, owner = a.members.get(name, (None, a.parent))
         if m is None or m.kind == "instance_attribute":
-            from ..index import Member
             m = Member(name, "instance_attribute", s.lineno) if m is None else replace(m, assigned_in=list(m.assigned_in))
             m.assigned_in.append(("__init__", s.lineno))
             a.members[name] = (m, owner)
