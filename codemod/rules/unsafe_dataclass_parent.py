@@ -21,14 +21,16 @@ Refused (no patch), each with the dataclass feature named:
   not a literal (a dataclass evaluates it once, an inlined default at each call), ``InitVar``,
   ``KW_ONLY``; a ``ClassVar`` is not a field and is left as a class attribute;
 * a ``__post_init__`` that is decorated, async, a generator, takes parameters besides ``self``,
-  returns, or uses ``super()``/``__class__``;
+  returns, uses ``super()``/``__class__``, or reads a name that is also a field's before a top-level
+  assignment binds it (after the field parameters it would be the parameter, not a global);
 * a base of the parent outside the tree (a builtin such as ``Exception`` is no dataclass), decorated, or defining ``__post_init__`` (its fields
   or hook would be part of the generated ``__init__``);
 * a class without an ``__init__`` of its own, a class that is a dataclass itself, or one that
   overrides ``__post_init__`` (the generated ``__init__`` would call the override);
 * what the class would lose by leaving the dataclass: the generated ``__eq__`` (and the
   ``__hash__ = None`` that comes with it) unless ``eq=False`` or the class defines ``__eq__``;
-  the generated ``__repr__`` unless ``repr=False`` or the class defines ``__repr__``; and, anywhere
+  the generated ``__repr__`` unless ``repr=False`` or the class defines ``__repr__`` (and does not
+  reach the generated one by name, ``super().__repr__()``); and, anywhere
   in the tree, ``dataclasses.fields``/``asdict``/``astuple``/``replace``/``is_dataclass``,
   ``copy.replace`` or ``__replace__`` (Python 3.13 gives dataclasses one), ``__dataclass_fields__``,
   ``__dataclass_params__``, ``__match_args__``, or a positional class
@@ -206,6 +208,10 @@ def synthesize(p) -> DataclassInit | str:
         params.append(ast.arg(name))
         names.append(name)
         stores.append(_store(sn, name, s.lineno, len(stores)))
+    if post is not None:
+        why = _field_names_free(post, names)
+        if why:
+            return why
     body = stores + (list(post.body) if post is not None else [])
     if not body:
         return "it has neither fields nor a __post_init__"
@@ -218,6 +224,27 @@ def synthesize(p) -> DataclassInit | str:
     for a_ in params:
         a_.lineno, a_.col_offset, a_.end_lineno, a_.end_col_offset = fn.lineno, SYNTHETIC_COL, fn.lineno, SYNTHETIC_COL
     return DataclassInit(fn, stores, post, names)
+
+
+def _field_names_free(post: ast.FunctionDef, fields: list[str]) -> str | None:
+    """Why a name of ``__post_init__`` that is also a field's would mean something else once its body
+    follows the field parameters, or None: a field's name there must be bound by a top-level
+    assignment that comes before any other use of it (a global of that name would be the parameter)."""
+    for f in fields:
+        for i, stmt in enumerate(post.body):
+            uses = [n for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id == f]
+            binds = isinstance(stmt, (ast.Assign, ast.AnnAssign)) and any(
+                isinstance(n, ast.Name) and n.id == f for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+                for n in ast.walk(t))
+            declared = any(isinstance(n, (ast.Global, ast.Nonlocal)) and f in n.names for n in ast.walk(stmt))
+            if declared:
+                return f"its __post_init__ declares the field name {f} global (line {stmt.lineno})"
+            if binds and stmt.value is not None and not any(isinstance(n, ast.Name) and n.id == f for n in ast.walk(stmt.value)):
+                break
+            if uses:
+                return (f"its __post_init__ reads the name {f} (line {uses[0].lineno}), which is also a field: after the field "
+                        f"parameters it would be the parameter, not what it is in __post_init__")
+    return None
 
 
 def generated_init(cls) -> ast.FunctionDef | None:
@@ -274,9 +301,16 @@ def _losses(st) -> str | None:
     opts = {k.arg: k.value.value for k in d.keywords} if isinstance(d, ast.Call) else {}
     for member, opt, what in (("__eq__", "eq", "== on two instances compares their fields (and the instances are unhashable)"),
                               ("__repr__", "repr", "repr() and str() list the fields")):
-        # Written in the parent, the decorator keeps it and DC104 copies it; in the class, it wins.
-        if not opts.get(opt, True) or member in c.members or member in p.members:
+        # Written in the parent, the decorator keeps it and DC104 copies it; in the class, it wins,
+        # unless the class reaches the parent's (``super().__repr__()``).
+        if not opts.get(opt, True) or member in p.members:
             continue
+        if member in c.members:
+            reach = next((n for n in ast.walk(c.node) if isinstance(n, ast.Attribute) and n.attr == member), None)
+            if reach is None:
+                continue
+            return f"{c.name} reaches the generated {member} by name ({ast.unparse(reach)}, line {reach.lineno}): after the patch it would be object's"
+
         if st.knowledge.assumes(c.name, member):
             a.assumptions.setdefault(member, []).append(Evidence(p.file, d.lineno, f"generated {member} of @dataclass {p.name}: {what}", ID, "unknown"))
             continue

@@ -91,6 +91,8 @@ REPR = '''
     pytest.param(files(fields='size: int\n    limit: ClassVar[int] = 7\n    name: str = "p"',
                        head="from dataclasses import dataclass\nfrom typing import ClassVar", uses="self.limit * self.mine"),
                  PROBE, ["limit"], ["bytearray"], id="classvar-is-no-field"),
+    pytest.param(files(post="size, name = self.size, self.name\n        self.tables = [bytearray(size) for _ in range(64)]\n        self.scale = len(name)"),
+                 PROBE, ["self.scale = len(name)"], ["bytearray"], id="post-init-binds-a-field-name-first"),
     pytest.param({"base.py": parent().replace("class Parent(Base):", "class Parent(Mixin, Base):").replace(
         "class Base:", "class Mixin:\n    def __init__(self, *args):\n        self.mixed = len(args)\n\n\nclass Base:"),
         "child.py": child(uses="self.scale * self.mine + int(hasattr(self, 'mixed'))")}, PROBE, ["self.scale = 2"], ["bytearray", "mixed ="],
@@ -140,6 +142,10 @@ def outside_base() -> dict[str, str]:
                  "positional class pattern", id="match-args"),
     pytest.param({**files(), "use.py": "import copy\n\n\ndef bump(x):\n    return copy.replace(x, size=1)\n"},
                  "copy.replace", id="copy-replace-in-the-tree"),
+    pytest.param(files(decorator="@dataclass(eq=False)", extra=REPR.replace('f"Child({self.mine})"', 'super().__repr__() + "!"')),
+                 "super().__repr__", id="child-repr-reaches-the-generated-one"),
+    pytest.param(files(post="self.tables = [bytearray(size) for _ in range(64)]\n        self.scale = 2", head="from dataclasses import dataclass\n\nsize = 5"),
+                 "reads the name size", id="post-init-reads-a-global-named-like-a-field"),
     pytest.param(outside_base(), "outside the tree", id="base-outside-the-tree"),
 ])
 def test_what_does_not_carry_over_is_refused(tmp_path, case, reason):
@@ -181,3 +187,26 @@ def test_the_user_s_word_on_eq_and_repr_is_an_assumption(tmp_path):
     assert not hazards_of(a, "DC313")
     assert set(a.assumptions) >= {"__eq__", "__repr__"}
     assert decide(a).decision == "decouple"
+
+
+REBINDS = '''
+class Base:
+    pass
+
+
+class Parent(Base):
+    def __init__(self, size):
+        size = size * 2
+        self.scale = size
+        self.tables = [bytearray(size) for _ in range(64)]
+'''
+
+
+@pytest.mark.parametrize("call", ["super().__init__(size)", "super().__init__(size + 1)"])
+def test_a_parameter_the_parent_binds_again_leaves_the_child_s_alone(tmp_path, call):
+    """DC601: P's parameter bound again in the inlined code (as a field's name in ``__post_init__``
+    may be) gets P's suffix, so C's own variable of that name keeps its value."""
+    case = {"base.py": REBINDS, "child.py": child(uses="(self.scale, self.mine)", call=call)}
+    before, after, text = run_both(tmp_path, case, "from pkg.child import Child\nprint(Child(3).run())\n")
+    assert text is not None and before == after, (before, after, text)
+    assert "size_parent = size_parent * 2" in text, text
