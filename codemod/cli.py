@@ -41,6 +41,10 @@ ROOT's pyproject.toml may hold the defaults, so that CI can run `decouple ROOT -
 The command line wins: --class or --parent replaces both classes and parent, any other option
 its own key.
 
+`decouple scan [ROOT]` lists the classes of a tree that pay for parent work they do not use,
+ranked by what they would save (see `decouple scan --help`). A ROOT folder literally named
+`scan` or `verify` is given with a path (`decouple ./scan`): the bare word names the command.
+
 `decouple verify --output DIR` then runs SGLang's attention kit on the original and the
 patched sources on a CUDA GPU (see `decouple verify --help`).
 """
@@ -136,13 +140,50 @@ def build_verify_parser() -> argparse.ArgumentParser:
     return p
 
 
+SCAN_HELP = """\
+Find every class of ROOT whose parent (any ancestor with an __init__ in the tree, along first
+bases) does construction work the class does not use, ranked by what an instance would stop
+paying: statements of that __init__ skipped, objects built, allocations (with their size where
+the source states it), loops, calls. A cheap pass covers the whole tree; the full analysis of a
+normal run (its verdict: decouple, decline with its reason, unsafe) runs on the --top N and on
+every class at or above --min-saving. Progress goes to stderr, the table to stdout.
+
+ROOT is found as for `decouple`: with none given, the nearest folder up with [tool.decouple] in
+its pyproject.toml, else the pinned SGLang release. A ROOT folder literally named `scan` or
+`verify` is given with a path: `decouple ./scan`, `decouple scan ./scan`.
+
+--check (for CI) exits 1 when a class the scan would decouple is not in ROOT's allow list:
+  [tool.decouple]
+  scan-ignore = ["Name", "package.module:Name"]
+"""
+
+
+def build_scan_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="decouple scan", description=SCAN_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="exit codes: 0 done (with --check: nothing new to decouple), 1 --check found a class to decouple "
+               "that scan-ignore does not list, 2 bad usage or input",
+    )
+    p.add_argument("root", nargs="?", metavar="ROOT", help="the source tree (default: as for decouple)")
+    p.add_argument("--format", choices=("text", "markdown", "json"), default="text",
+                   help="text: a table for a terminal; markdown: for an issue or a pull request; json: a list of rows")
+    p.add_argument("--top", type=int, default=5, metavar="N",
+                   help="run the full analysis on the N classes of highest score (default 5); the table lists those")
+    p.add_argument("--min-saving", type=int, metavar="POINTS",
+                   help="also run it on every class whose saving is at least POINTS (docs/scan.md says how it is counted)")
+    p.add_argument("--check", action="store_true",
+                   help="print one line per class the scan would decouple that scan-ignore does not list; exit 1 if any")
+    p.add_argument("--no-cache", action="store_true", help="do not reuse or store results in the user cache directory")
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    verify = bool(argv) and argv[0] == "verify"
-    parser = build_verify_parser() if verify else build_parser()
-    args = parser.parse_args(argv[1:] if verify else argv)
+    command = argv[0] if argv and argv[0] in ("verify", "scan") else None
+    parser = {"verify": build_verify_parser, "scan": build_scan_parser}.get(command, build_parser)()
+    args = parser.parse_args(argv[1:] if command else argv)
     try:
-        if verify:
+        if command == "verify":
             from .gpu.verify import run_verify
 
             return run_verify(args.root, Path(args.output), args)
@@ -150,6 +191,10 @@ def main(argv: list[str] | None = None) -> int:
         # exit: the cycle collector would rescan them over and over (it doubled the run time)
         # while finding nothing to free, so this short-lived process goes without it.
         gc.disable()
+        if command == "scan":
+            from .bequest_report import run_scan
+
+            return run_scan(args)
         return run(args)
     except DecoupleError as exc:
         print(f"decouple: error: {exc}", file=sys.stderr)

@@ -9,6 +9,7 @@
     any-gain = false                    # --any-gain
     test = "python -m pytest -q tests"  # --test
     test-timeout = 1200                 # --test-timeout, seconds
+    scan-ignore = ["Name"]              # classes `decouple scan --check` accepts as they are
 
 Only ROOT's own ``pyproject.toml`` is read (not its parents'): ROOT is what the run analyses,
 and a file above it may belong to another project. With no ROOT, ROOT is the nearest folder,
@@ -43,10 +44,12 @@ KEYS = {
     "test-timeout": "a number of seconds above 0",
     "keep": '"possible" or "proven"',
     "assume-unused": 'a list of "Class.member" names',
+    "scan-ignore": 'a list of class names ("Name" or "package.module:Name")',
 }
 
 
 CLASS_MEMBER = re.compile(r"[A-Za-z_]\w*\.[A-Za-z_]\w*")
+CLASS_NAME = re.compile(r"(?:[A-Za-z_]\w*[.:])*[A-Za-z_]\w*")
 
 
 def find_project(start: Path) -> Path | None:
@@ -104,6 +107,8 @@ def _valid(key: str, value) -> bool:
         return value in ("possible", "proven")
     if key == "assume-unused":
         return isinstance(value, list) and all(isinstance(v, str) and CLASS_MEMBER.fullmatch(v) for v in value)
+    if key == "scan-ignore":
+        return isinstance(value, list) and all(isinstance(v, str) and CLASS_NAME.fullmatch(v) for v in value)
     if key == "max-copied-share":
         return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1
     return isinstance(value, bool)

@@ -151,7 +151,7 @@ def check_module(index: Index, group: list, after_text: str) -> list[tuple[str, 
 
 def check(index: Index, a, patched: ModuleInfo | None) -> list[tuple[str, str]]:
     """Every violation of the post-conditions by one patched class: (rule id, message)."""
-    from .rules import post_instance_state, post_mro, post_mro_walk, post_super_targets
+    from .rules import post_instance_state, post_mro, post_mro_walk, post_names, post_super_targets
 
     if patched is None:
         return []  # the compile check has refused a file that does not parse
@@ -160,7 +160,7 @@ def check(index: Index, a, patched: ModuleInfo | None) -> list[tuple[str, str]]:
     after = patched.classes[a.cls.name]
     ctx = PostContext(index, a, a.cls, after, linearize(Classes(index), a.cls),
                       linearize(Classes(index, patched), after), patched)
-    for rule in (post_mro, post_super_targets, post_instance_state, post_mro_walk):
+    for rule in (post_mro, post_super_targets, post_instance_state, post_mro_walk, post_names):
         rule.check(ctx)
     return ctx.violations
 

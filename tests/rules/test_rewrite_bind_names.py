@@ -69,3 +69,26 @@ def test_the_new_base_is_aliased_when_the_class_has_its_name(tmp_path):
     after, v = patch(tmp_path, files, cls="pkg.fast:Writer")
     assert after.startswith("from pkg.core import Writer as Writer_core\n")
     assert "class Writer(Writer_core):" in after
+
+
+# DC705 post-names checks the result without trusting DC608: with the aliasing switched off,
+# moved code that would read the class module's own SCALE or helper is refused.
+@pytest.mark.parametrize("extra", [
+    pytest.param("\n\ndef helper(x):\n    return x * 100\n", id="module-function-clash"),
+    pytest.param("\nSCALE = 10\n", id="module-constant-clash"),
+])
+def test_the_post_condition_alone_refuses_a_clash_left_unaliased(tmp_path, monkeypatch, extra):
+    from codemod.rules import rewrite_bind_names
+
+    monkeypatch.setattr(rewrite_bind_names, "plan", lambda index, a: {})
+    after, v = patch(tmp_path, {"base.py": BASE, "child.py": CHILD.format(extra=extra, param="")})
+    assert after is None and v.decision == "unsafe" and v.refused_by == "DC705", v
+
+
+def test_near_miss_without_a_clash_the_post_condition_passes_with_the_aliasing_off(tmp_path, monkeypatch):
+    from codemod.rules import rewrite_bind_names
+
+    monkeypatch.setattr(rewrite_bind_names, "plan", lambda index, a: {})
+    after, v = patch(tmp_path, {"base.py": BASE, "child.py": CHILD.format(extra="", param="")})
+    assert v.decision == "decouple", v.reason
+    assert "self.n = helper(n) * SCALE" in after

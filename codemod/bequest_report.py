@@ -1,0 +1,289 @@
+"""``decouple scan``, second pass and output: the full analysis of the classes at the top of
+the estimate (``bequest_scan``), then the table in one of three formats, or ``--check``'s findings.
+
+The full analysis is a normal run's (``pipeline.compute``, with its cache, ``cache.RunCache``):
+the verdict of a row is the one ``decouple ROOT --class C --check`` gives (for a class whose
+parent is not its first base, ``--parent P``; for a parent that inherits its ``__init__``,
+``--base`` the base of the ancestor that defines it).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import sys
+from pathlib import Path
+from dataclasses import dataclass
+
+from . import config
+from .bequest_scan import Estimate, Plan, estimate_files, plan, rank
+from .console import check_line, counted, display_path
+from .discover import Tree
+from .dropped_work import size_text
+from .errors import EXIT_CHANGES, EXIT_OK, DecoupleError, UsageError
+from .model import ReadLog
+from .options import Options
+
+
+
+@dataclass
+class Row:
+    estimate: Estimate
+    verdict: str | None = None  # decouple, decline, unsafe, error; None: not analysed
+    reason: str = ""
+    rule: str = ""
+
+    def as_dict(self) -> dict:
+        return {**self.estimate.as_dict(), "verdict": self.verdict, "reason": self.reason, "rule": self.rule}
+
+
+def selected(estimates: list[Estimate], top: int, min_saving: int | None) -> list[Estimate]:
+    """The rows the full analysis runs on: the first ``top`` by score, and any scoring ``min_saving`` or more."""
+    return [e for i, e in enumerate(estimates) if i < top or (min_saving is not None and e.score >= min_saving)]
+
+
+def job(e: Estimate) -> tuple[str, str | None, str | None]:
+    """The normal run that judges a row: (--class, --parent, --base); --parent only when the
+    parent is not the class's first base, the one a run takes by default."""
+    return e.cls, (None if e.first_base and e.base is None else e.parent), e.base
+
+
+class Judges:
+    """Worker processes that each run the normal pipeline on one class at a time.
+
+    Forked before the first pass, while this process holds little more than the word index:
+    each worker starts small, and frees each class's analysis before the next (a run of several
+    classes at once holds all their parses)."""
+
+    def __init__(self, tree: Tree, the_plan: Plan, file: dict, use_cache: bool):
+        import multiprocessing
+
+        from .interrupt import forking
+
+        global _WORK
+        _WORK = (tree, the_plan, file, use_cache)
+        self.pool = None
+        if "fork" in multiprocessing.get_all_start_methods():
+            tree.word_index  # noqa: B018 - built once, here, for every worker
+            with forking():
+                self.pool = multiprocessing.get_context("fork").Pool(WORKERS, initializer=_start_worker)
+
+    def estimate(self) -> list[Estimate]:
+        """The first pass, its parent files dealt out to the workers."""
+        tree, the_plan = _WORK[:2]
+        if self.pool is None:
+            return rank(estimate_files(tree, the_plan, the_plan.parent_files))
+        return rank([e for part in self.pool.map(_estimate_part, range(WORKERS)) for e in part])
+
+    def judge(self, estimates: list[Estimate], say) -> list[Row]:
+        jobs = [job(e) for e in estimates]
+        if self.pool is not None:
+            found = self.pool.imap(_judge_one, jobs)
+        else:
+            found = map(_judge_one, jobs)
+        rows = []
+        for i, (e, verdict) in enumerate(zip(estimates, found), 1):
+            rows.append(Row(e, *verdict))
+            say(f"[{i}/{len(estimates)}] {_short(e.cls)}: {verdict[0]}")
+        return rows
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+
+
+WORKERS = max(1, min(4, os.cpu_count() or 1))
+_WORK = None  # (tree, plan, [tool.decouple], use the cache): what a forked worker inherits
+
+
+def _start_worker() -> None:  # pragma: no cover - the child
+    from .interrupt import in_child
+
+    in_child()
+    gc.freeze()  # what it inherited stays out of each collection
+
+
+def _estimate_part(i: int) -> list[Estimate]:
+    tree, the_plan = _WORK[:2]
+    return estimate_files(tree, the_plan, the_plan.parent_files[i::WORKERS])
+
+
+def _judge_one(spec: tuple[str, str | None, str | None]) -> tuple[str, str, str]:
+    tree, _, file, use_cache = _WORK
+    try:
+        return _verdict(tree, *spec, file, use_cache)
+    except DecoupleError as exc:
+        return "error", str(exc), ""
+    except Exception as exc:  # a bug of ours: the row says so, the other rows still get theirs
+        return "error", f"internal error: {type(exc).__name__}: {exc}", ""
+    finally:
+        gc.collect()
+
+
+def _verdict(tree: Tree, cls: str, parent: str | None, base: str | None, file: dict,
+             use_cache: bool) -> tuple[str, str, str]:
+    from .cache import RunCache
+    from .pipeline import compute
+
+    name = cls.rpartition(":")[2]
+    options = Options(root=str(tree.root), classes=(cls,), parent=parent, base=base, check=True,
+                      no_cache=not use_cache, max_copied_share=float(file.get("max-copied-share", 0.5)),
+                      plain_gain=file.get("plain-gain", False), any_gain=file.get("any-gain", False),
+                      keep=file.get("keep", "possible"),
+                      assume_unused=tuple(q for q in file.get("assume-unused", ()) if q.partition(".")[0] == name))
+    cache = RunCache(tree, options) if use_cache else None
+    result = cache.load() if cache is not None else None
+    if result is None:
+        tree.reads = ReadLog()  # what this class's analysis read is what its result depends on
+        result = compute(tree, options)
+        if cache is not None:
+            cache.store(result)
+    c = next(c for c in result.report["classes"] if c["qualname"] == cls)
+    return c["decision"], c["reason"], c["rule"]
+
+
+# ---- output ----------------------------------------------------------------------------
+
+def work_text(e: Estimate) -> str:
+    """What an instance stops paying, in a few words."""
+    parts = []
+    if e.constructions:
+        parts.append(f"{len(e.constructions)} built")
+    if e.allocations:
+        size = f" ({size_text(e.bytes)})" if e.bytes else ""
+        parts.append(f"{counted(len(e.allocations), 'allocation')}{size}")
+    if e.loops:
+        parts.append(counted(e.loops, "loop"))
+    if e.calls:
+        parts.append(counted(e.calls, "call"))
+    if e.writes:
+        parts.append(counted(e.writes, "global write"))
+    return ", ".join(parts) or "assignments only"
+
+
+def _short(q: str) -> str:
+    return q.rpartition(":")[2]
+
+
+def _cells(i: int, r: Row) -> list[str]:
+    e = r.estimate
+    return [str(i), str(e.score), str(e.saving), _short(e.cls), _short(e.parent), f"{e.skipped}/{e.init_statements}", work_text(e),
+            f"{len(e.needs)}, {round(100 * e.copied_share)}%", r.verdict or "-"]
+
+
+HEADER = ["#", "score", "saving", "class", "parent", "skipped", "stops paying", "needs, copied", "verdict"]
+
+
+NONE = "no class pays for parent __init__ work it does not use\n"
+
+
+def render_text(rows: list[Row], root, more: int) -> str:
+    if not rows:
+        return NONE
+    table = [HEADER] + [_cells(i, r) for i, r in enumerate(rows, 1)]
+    widths = [max(len(line[k]) for line in table) for k in range(len(HEADER))]
+    out = []
+    for n, line in enumerate(table):
+        out.append("  ".join(c.rjust(w) if k < 3 else c.ljust(w) for k, (c, w) in enumerate(zip(line, widths))).rstrip())
+        if n:
+            r = rows[n - 1]
+            pad = " " * (widths[0] + 2)
+            out.append(f"{pad}{display_path(root / r.estimate.file)}:{r.estimate.line}")
+            if r.reason:
+                out.append(f"{pad}{r.reason}")
+    if more:
+        out.append(f"({counted(more, 'more class', 'more classes')} below the cut: --top or --min-saving to analyse them)")
+    return "\n".join(out) + "\n"
+
+
+def render_markdown(rows: list[Row], more: int) -> str:
+    if not rows:
+        return NONE
+    head = HEADER[:6] + ["file", *HEADER[6:], "reason"]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for i, r in enumerate(rows, 1):
+        c = _cells(i, r)
+        cells = c[:3] + [f"`{c[3]}`", f"`{c[4]}`", c[5], f"`{r.estimate.file}:{r.estimate.line}`", c[6], c[7],
+                         f"**{c[8]}**" if r.verdict == "decouple" else c[8], r.reason]
+        out.append("| " + " | ".join(x.replace("|", "\\|") for x in cells) + " |")
+    if more:
+        out.append(f"\n{counted(more, 'more class', 'more classes')} below the cut (`--top`, `--min-saving`).")
+    return "\n".join(out) + "\n"
+
+
+def render_json(rows: list[Row]) -> str:
+    return json.dumps([r.as_dict() for r in rows], indent=2) + "\n"
+
+
+def ignored(row: Row, allow: list[str]) -> bool:
+    """Whether ``scan-ignore`` names the row's class: ``Name``, ``module:Name`` or ``module.Name``."""
+    q = row.estimate.cls
+    return any(a in (_short(q), q, q.replace(":", ".")) for a in allow)
+
+
+# ---- the command -----------------------------------------------------------------------
+
+def run_scan(args) -> int:
+    from .discover import open_tree
+    from .word_index import snapshot_path
+
+    if args.top < 0:
+        raise UsageError(f"--top takes a number of classes, 0 or more, got {args.top}")
+    if args.min_saving is not None and args.min_saving < 0:
+        raise UsageError(f"--min-saving takes a number of points, 0 or more, got {args.min_saving}")
+    root = args.root
+    if root is None:
+        found = config.find_project(Path.cwd())
+        root = str(found) if found is not None else None
+    file = config.load(root)
+    tree = open_tree(root)
+    use_cache = not args.no_cache
+    if use_cache:
+        tree.index_snapshot = snapshot_path(tree.root)
+    tree.begin_word_index()
+
+    def say(msg: str) -> None:
+        print(f"decouple scan: {msg}", file=sys.stderr, flush=True)
+
+    say(f"estimating what each class pays of its parents' __init__ under {display_path(tree.root)}")
+    the_plan = plan(tree)
+    say(f"{counted(len(the_plan.defined), 'class', 'classes')} in {counted(len(tree.files), 'file')}, "
+        f"{len(the_plan.named)} of them parents of others")
+    judges = Judges(tree, the_plan, file, use_cache)
+    try:
+        estimates = judges.estimate()
+        chosen = selected(estimates, args.top, args.min_saving)
+        say(f"{counted(len(estimates), 'class pays', 'classes pay')} for parent work they skip; "
+            f"the full analysis runs on {len(chosen)}")
+        rows = judges.judge(chosen, say)
+    finally:
+        judges.close()
+        if use_cache:
+            tree.write_index_snapshot()
+    more = len(estimates) - len(rows)
+    if args.check:
+        return _check(rows, list(file.get("scan-ignore", ())), tree, say)
+    if args.format == "json":
+        sys.stdout.write(render_json(rows))
+    elif args.format == "markdown":
+        sys.stdout.write(render_markdown(rows, more))
+    else:
+        sys.stdout.write(render_text(rows, tree.root, more))
+    return EXIT_OK
+
+
+def _check(rows: list[Row], allow: list[str], tree: Tree, say) -> int:
+    found = [r for r in rows if r.verdict == "decouple" and not ignored(r, allow)]
+    for r in found:
+        e = r.estimate
+        cls, parent, base = job(e)
+        command = f"decouple --class {cls}" + (f" --parent {parent}" if parent else "") + (f" --base {base}" if base else "")
+        print(check_line("text", tree.root, e.file, e.line,
+                         f"{_short(e.cls)} pays for {_short(e.parent)}.__init__ work it does not use "
+                         f"({e.skipped} of {e.init_statements} statements: {work_text(e)}); "
+                         f"`{command}` would decouple it, or add it to scan-ignore"))
+    known = sum(1 for r in rows if r.verdict == "decouple") - len(found)
+    say(f"{counted(len(found), 'class', 'classes')} to decouple" + (f", {known} in scan-ignore" if known else ""))
+    return EXIT_CHANGES if found else EXIT_OK

@@ -1,0 +1,365 @@
+"""``decouple scan``, first pass: every class of the tree that pays for a parent's ``__init__``
+work it does not use (Fowler's "refused bequest"), with an estimate of what it would save.
+
+The pass is cheap on purpose, so that it can cover a whole tree:
+
+1. a text pass over every file finds the class statements and the names of their bases (no parse);
+2. only the files that define a class some other class names as a base are parsed, as
+   sketches (``sketch``: imports and the classes of interest), and a
+   parent whose ``__init__`` (its own, or the nearest ancestor's along first bases) does nothing
+   but plain assignments is set aside: no subclass could save anything by leaving it;
+3. the files of the subclasses of the remaining parents are parsed, each base is resolved as the
+   analysis resolves it (``Index.resolve_class``), and the parent's ``__init__`` is sliced
+   (``slice.Slicer``) for the members the class names in its own code (``self.<name>``) and what
+   the parent's methods it names read in turn. What the slice drops is classified by the same
+   effect rules as a normal run's report (``slice.side_effect``), and an allocation is sized by
+   ``dropped_work.allocation_bytes``.
+
+It sees only the class's own code: a use of the parent's members elsewhere in the tree, a
+``super()`` call at run time, a type check that names the parent, are the full analysis's to
+find (``bequest_report``), and may decline a class the estimate ranks high.
+"""
+
+from __future__ import annotations
+
+import ast
+import gc
+import re
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+from .ast_util import first_param, is_super_call, pos, walk
+from .discover import Tree
+from .dropped_work import allocation_bytes
+from .index import ClassInfo, Index
+from .rules import rewrite_fuse_loops as fuse_loops
+from .rules import effect_allocation, effect_call, effect_construction, effect_outside_write, effect_registration
+from .rules.rewrite_inline_init import find_super_init, generates_init
+from .sketch import Sizes, SketchIndex, class_statements
+from .slice import Slicer, _bind_consts
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_WRITES = (effect_outside_write.ID, effect_registration.ID)
+_COLLECT_EVERY = 400  # parent files between two collections
+_DEPTH = 8  # ancestors followed up first bases to the one whose __init__ runs
+
+# What each part of the work an instance stops paying weighs in the ranking: every statement
+# skipped counts once, and a statement that does more than bind a name counts again by what it does.
+WEIGHTS = {"statement": 1, "call": 2, "loop": 3, "write": 3, "construction": 4, "allocation": 4}
+MIB = 1 << 20
+REPEATED = 2  # a construction in a loop counts this many times: the loop is there to run more than once
+INTERFACE_SHARE = 0.5  # of the lines of the public methods the class inherits untouched
+
+
+@dataclass
+class Estimate:
+    """One (class, parent) pair and what an instance of the class would stop paying."""
+
+    cls: str  # module:Name
+    parent: str  # module:Name, a direct base
+    init_of: str  # module:Name of the class whose __init__ runs (the parent or an ancestor)
+    file: str
+    line: int
+    skipped: int  # statements of that __init__ the class would no longer run
+    init_statements: int
+    constructions: list[dict] = field(default_factory=list)  # {"at", "code", "class"?, "weight"?}
+    allocations: list[dict] = field(default_factory=list)  # {"at", "code", "bytes"?}
+    loops: int = 0
+    calls: int = 0
+    writes: int = 0  # global, environment or registry writes
+    needs: list[str] = field(default_factory=list)  # the parent's members the class's own code names
+    copied_lines: int = 0  # lines of the parent's methods a patch would copy (those, and its public interface)
+    interface_lines: int = 0  # lines of the parent's other public methods, which code elsewhere may call
+    method_lines: int = 0  # lines of all the parent's methods
+    first_base: bool = True  # the parent is the class's first base (what a plain run analyses)
+    base: str | None = None  # the new base, when the __init__ that runs is an ancestor's
+
+    @property
+    def bytes(self) -> int:
+        return sum(a.get("bytes", 0) for a in self.allocations)
+
+    @property
+    def saving(self) -> int:
+        """What an instance stops paying, in points: the statements skipped, each weighted by
+        what it does, an object of the tree built weighing what its own ``__init__`` does, plus a
+        point per MiB the source states (capped, so one large buffer cannot hide the rest)."""
+        w = WEIGHTS
+        return (self.skipped * w["statement"] + self.calls * w["call"] + self.loops * w["loop"]
+                + self.writes * w["write"] + sum(c.get("weight", w["construction"]) for c in self.constructions)
+                + len(self.allocations) * w["allocation"] + min(self.bytes // MIB, 64))
+
+    @property
+    def copied_share(self) -> float:
+        """The share of the parent's method lines a patch would likely copy: those the class
+        needs, and half of its other public methods (whether code elsewhere calls them on an
+        instance is the full analysis's to find)."""
+        if not self.method_lines:
+            return 0.0
+        return round(min(1.0, (self.copied_lines + self.interface_lines * INTERFACE_SHARE) / self.method_lines), 3)
+
+    @property
+    def score(self) -> int:
+        """The ranking: the saving, less the share of the parent's methods a patch would copy
+        (a class that needs most of them is the parent's real heir, and the analysis declines it)."""
+        return round(self.saving * (1 - self.copied_share))
+
+    def as_dict(self) -> dict:
+        return {"class": self.cls.rpartition(":")[2], "qualname": self.cls, "parent": self.parent, "init_of": self.init_of,
+                "file": self.file, "line": self.line, "score": self.score, "saving": self.saving, "skipped": self.skipped,
+                "init_statements": self.init_statements, "constructions": self.constructions,
+                "allocations": self.allocations, "bytes": self.bytes, "loops": self.loops, "calls": self.calls,
+                "writes": self.writes, "needs": self.needs, "copied_lines": self.copied_lines,
+                "copied_share": self.copied_share}
+
+
+@dataclass
+class Plan:
+    """What the text pass found: the work of the rest of the pass, which its parent files split."""
+
+    defined: dict[str, set[str]]  # class name -> the files defining it
+    bases_in: dict[str, dict[str, set[str]]]  # file -> its classes -> the base names they name
+    named: set[str]  # the names classes name as bases that the tree defines
+    subclass_files: dict[str, set[str]]  # such a name -> the files of classes naming it
+    parent_files: list[str]  # the files defining a class of ``named``
+
+
+def plan(tree: Tree) -> Plan:
+    defined, bases_in = class_statements(tree)
+    named = {n for classes in bases_in.values() for names in classes.values() for n in names if n in defined}
+    subclass_files: dict[str, set[str]] = {}
+    for rel, classes in bases_in.items():
+        for names in classes.values():
+            for n in names & named:
+                subclass_files.setdefault(n, set()).add(rel)
+    return Plan(defined, bases_in, named, subclass_files, sorted({rel for n in named for rel in defined[n]}))
+
+
+def estimate_tree(tree: Tree) -> list[Estimate]:
+    """Every (class, parent) pair of the tree whose parent's ``__init__`` work the class skips
+    some of, best saving first (``bequest_report`` splits the parent files among processes)."""
+    the_plan = plan(tree)
+    return rank(estimate_files(tree, the_plan, the_plan.parent_files))
+
+
+def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str]) -> list[Estimate]:
+    """The pairs whose parent is defined in one of ``parent_files``, in no particular order."""
+    frozen = gc.get_freeze_count() == 0  # a worker froze what it inherited already
+    if frozen:
+        gc.freeze()
+    bases_in, named = the_plan.bases_in, the_plan.named
+    subclasses = {c for classes in bases_in.values() for c, names in classes.items() if names & named}
+    index = SketchIndex(tree, {**dict.fromkeys(subclasses, False), **dict.fromkeys(named, True)}, the_plan.defined)
+    heavy: dict[str, bool] = {}  # the class whose __init__ runs -> whether it does more than bind names
+    out = []
+    # Parent by parent (a file of them at a time), so that only the modules of one parent
+    # and its subclasses are held at once.
+    for k, prel in enumerate(parent_files, 1):
+        mod = index.module(prel)
+        parents = {c.name for c in (mod.classes.values() if mod is not None else ()) if c.name in named and _heavy(index, c, heavy)}
+        for rel in sorted({r for n in parents for r in the_plan.subclass_files.get(n, ())}):
+            sub = index.module(rel)
+            for cls in (sub.classes.values() if sub is not None else ()):
+                for i, q in enumerate(cls.bases):
+                    if q.rsplit(".", 1)[-1] in parents:
+                        p = index.resolve_class(q)
+                        e = estimate(index, cls, p, first=i == 0) if p is not None and p.file == prel else None
+                        if e is not None:
+                            out.append(e)
+        # What little the pass leaves in cycles (a module parsed whole when its sketch would not
+        # parse), which a run without the collector keeps: collected now and then, while
+        # little else is alive (the rest is frozen out of its way).
+        if k % _COLLECT_EVERY == 0:
+            gc.collect()
+    for rel in list(index._modules):
+        index.drop(rel)
+    gc.collect()
+    if frozen:
+        gc.unfreeze()
+    return out
+
+
+def rank(rows: list[Estimate]) -> list[Estimate]:
+    return sorted(rows, key=lambda e: (-e.score, -e.saving, e.file, e.line, e.parent))
+
+
+def _heavy(index: Index, cls: ClassInfo, memo: dict[str, bool]) -> bool:
+    """Whether the ``__init__`` that runs for ``cls`` (its own or an ancestor's along first
+    bases) does more than bind names: else no subclass can save anything by skipping it."""
+    chain = _chain(index, cls)
+    if chain is None:
+        return False
+    owner = chain[-1]
+    if owner.cli_name not in memo:
+        memo[owner.cli_name] = _does_work(owner.methods["__init__"])
+    return memo[owner.cli_name]
+
+
+def _does_work(init: ast.FunctionDef) -> bool:
+    sn = first_param(init) or "self"
+    res = Slicer(init, sn, consts={}, foreign_classes=set(), keep_super=False).run(set())
+    return bool(res.dropped) or any(isinstance(n, _LOOPS) for n in walk(init))
+
+
+def _chain(index: Index, parent: ClassInfo) -> list[ClassInfo] | None:
+    """The parent and its first-base ancestors up to the first that defines ``__init__``."""
+    chain, cur = [parent], parent
+    while "__init__" not in cur.methods:
+        nxt = index.resolve_class(cur.bases[0]) if cur.bases else None
+        if nxt is None or len(chain) >= _DEPTH or nxt in chain:
+            return None
+        chain.append(nxt)
+        cur = nxt
+    return chain
+
+
+def estimate(index: "SketchIndex", cls: ClassInfo, parent: ClassInfo | None, first: bool = True) -> Estimate | None:
+    """What an instance of ``cls`` would stop paying of ``parent``'s construction; None when it
+    pays nothing (its ``__init__`` does not run the parent's, or that ``__init__`` is not in the tree)."""
+    if parent is None or parent is cls:
+        return None
+    chain = _chain(index, parent)
+    if chain is None:
+        return None
+    owner = chain[-1]
+    init = owner.methods["__init__"]
+    own_init = cls.methods.get("__init__")
+    super_stmt = call = None
+    if own_init is not None:
+        super_stmt, call = find_super_init(index, cls, own_init, parent)
+        if call is None:
+            return None
+    elif generates_init(cls):
+        return None
+    members = {n: (m, c) for c in reversed(chain) for n, m in c.members.items() if n != "__init__"}
+    needs = _needs(index, cls, members) - _assigned_after(own_init, super_stmt)
+    sn = first_param(init) or "self"
+    consts = _bind_consts(init, call) if call is not None and owner is parent else {}
+    fusions = fuse_loops.find(SimpleNamespace(cls=cls, super_init_stmt=super_stmt), init, sn) \
+        if super_stmt is not None and owner is parent else []
+    res = Slicer(init, sn, consts=consts, foreign_classes={c.name for c in chain}, keep_super=True,
+                 skip={pos(f.parent_loop) for f in fusions}).run(set(needs))
+    skipped = res.total - res.kept_count
+    if skipped <= 0:
+        return None
+    e = Estimate(cls.cli_name, parent.cli_name, owner.cli_name, cls.file, cls.line, skipped, res.total,
+                 needs=sorted(needs), first_base=first, base=(owner.bases[0] if owner.bases else "builtins.object")
+                 if owner is not parent else None)
+    e.copied_lines = sum(_lines(members[n][0]) for n in needs)
+    e.interface_lines = sum(_lines(members[n][0]) for n in _interface(cls, index, members) - needs)
+    e.method_lines = sum(_lines(m) for m, _ in members.values())
+    _classify(index, owner, res, e, _in_loops(init))
+    for f in fusions:
+        e.loops += 1
+        _constructed(index, owner, f.parent_loop.body[0], e, f"for each element of self.{f.attr}", REPEATED)
+    e.loops += sum(1 for n in walk(init) if isinstance(n, _LOOPS) and pos(n) not in res.kept and pos(n) not in res.dead)
+    return e
+
+
+def _lines(m) -> int:
+    if m.node is None or m.kind not in ("method", "property"):
+        return 0
+    return (m.node.end_lineno or m.node.lineno) - m.node.lineno + 1
+
+
+def _interface(cls: ClassInfo, index: "SketchIndex", members: dict) -> set[str]:
+    """The parent's public methods the class inherits as they are: code elsewhere may call them
+    on an instance (what the full analysis searches the tree for), so a patch would copy them."""
+    own = set(re.findall(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", index.class_text(cls), re.M))
+    return {n for n, (m, _) in members.items() if m.kind in ("method", "property") and not n.startswith("_") and n not in own}
+
+
+def _assigned_after(init: ast.FunctionDef | None, super_stmt) -> set[str]:
+    """What the class's ``__init__`` assigns on ``self`` unconditionally after calling the
+    parent's: the parent's own value of it is never read by the class."""
+    if init is None or super_stmt not in init.body:
+        return set()
+    sn = first_param(init)
+    out = set()
+    for stmt in init.body[init.body.index(super_stmt) + 1:]:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+        out |= {t.attr for t in targets if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == sn}
+    return out
+
+
+def _in_loops(init: ast.FunctionDef) -> set:
+    """The statements of ``init`` inside a loop."""
+    return {pos(n) for loop in walk(init) if isinstance(loop, _LOOPS) for s in loop.body for n in walk(s) if isinstance(n, ast.stmt)}
+
+
+def _classify(index: Index, owner: ClassInfo, res, e: Estimate, looped: set = frozenset()) -> None:
+    """Sort the dropped statements by what they do, as the normal report's effect rules say."""
+    for stmt, _why, rule in res.dropped:
+        at = f"{owner.file}:{stmt.lineno}"
+        code = owner.module.lines[stmt.lineno - 1].strip()
+        if rule == effect_allocation.ID:
+            size = allocation_bytes(Sizes(index, owner.file), owner.file, stmt.lineno)
+            e.allocations.append({"at": at, "code": code, **({"bytes": size["bytes"]} if size else {})})
+        elif rule == effect_construction.ID:
+            _constructed(index, owner, stmt, e, "in a loop" if pos(stmt) in looped else "", REPEATED if pos(stmt) in looped else 1)
+        elif rule == effect_call.ID:
+            e.calls += 1
+        elif rule in _WRITES:
+            e.writes += 1
+
+
+def _constructed(index: "SketchIndex", owner: ClassInfo, stmt: ast.stmt, e: Estimate, how: str = "", times: int = 1) -> None:
+    """A dropped construction, and, for a class of the tree, what its own ``__init__`` does."""
+    at = f"{owner.file}:{stmt.lineno}"
+    item = {"at": at, "code": owner.module.lines[stmt.lineno - 1].strip() + (f" ({how})" if how else "")}
+    for call in (n for n in walk(stmt) if isinstance(n, ast.Call)):
+        built = index.resolve_callable(owner.module, call.func)
+        if built is None and index.want(owner.module.qualify(call.func).rsplit(".", 1)[-1], owner.file):
+            built = index.resolve_callable(owner.module, call.func)
+        if isinstance(built, ClassInfo) and "__init__" in built.methods:
+            item["class"] = built.cli_name
+            item["weight"] = times * (WEIGHTS["construction"] + construction_weight(index, built))
+            break
+    e.constructions.append(item)
+
+
+def construction_weight(index: SketchIndex, cls: ClassInfo) -> int:
+    """What building an instance of ``cls`` costs, in the ranking's points: its whole
+    ``__init__``, none of it needed (the constructions in it count as plain ones)."""
+    if cls.cli_name not in index.weights:
+        init = cls.methods["__init__"]
+        res = Slicer(init, first_param(init) or "self", consts={}, foreign_classes=set(), keep_super=True).run(set())
+        e = Estimate(cls.cli_name, "", "", cls.file, cls.line, res.total - res.kept_count, res.total)
+        for stmt, _why, rule in res.dropped:
+            if rule == effect_allocation.ID:
+                size = allocation_bytes(Sizes(index, cls.file), cls.file, stmt.lineno)
+                e.allocations.append({"bytes": size["bytes"]} if size else {})
+            elif rule == effect_construction.ID:
+                e.constructions.append({})
+            elif rule == effect_call.ID:
+                e.calls += 1
+        index.weights[cls.cli_name] = e.saving
+    return index.weights[cls.cli_name]
+
+
+_SELF_NAME = re.compile(r"\bself\.(\w+)")
+_SUPER_NAME = re.compile(r"\bsuper\(\s*(?:\w+\s*,\s*self\s*)?\)\.(\w+)")
+
+
+def _needs(index: SketchIndex, cls: ClassInfo, members: dict) -> set[str]:
+    """The parent's members the class's own code names on ``self`` (that it does not define
+    itself) or through ``super()``, and what the parent's methods among them name in turn.
+
+    The class is read as text (its sketch holds only its ``__init__``): a name in a comment or
+    a string counts too, which can only make the estimate need more."""
+    text = index.class_text(cls)
+    own = set(re.findall(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", text, re.M))
+    wanted = {n for n in _SELF_NAME.findall(text) if n not in own} | set(_SUPER_NAME.findall(text))
+    out: set[str] = set()
+    todo = sorted(n for n in wanted if n in members)
+    while todo:
+        name = todo.pop()
+        if name in out:
+            continue
+        out.add(name)
+        m = members[name][0]
+        if m.node is not None and m.kind in ("method", "property"):
+            for n in walk(m.node):
+                if isinstance(n, ast.Attribute) and n.attr in members and n.attr not in out and (
+                        (isinstance(n.value, ast.Name) and n.value.id == "self") or is_super_call(n.value)):
+                    todo.append(n.attr)
+    return out

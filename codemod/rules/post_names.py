@@ -1,0 +1,176 @@
+"""DC705 post-names: refuse a patch where a global name the class reads means something else than it did.
+
+## What it does
+Reads, with Python's own scoping (``symtable``), every global name the patched class reads
+(in its body, its methods and what they nest; annotations left out, since they are not
+evaluated at run time under ``from __future__ import annotations`` and never change what runs),
+and what each module binds that name to at its top level: an import (to what it imports), a
+``def``, a ``class`` or an assignment (to the module's own global), nothing (a builtin). Then:
+
+- a name the class read before the patch must be bound in the patched module as it was in the
+  original module;
+- a name read more often after the patch than before (so code moved in from the parent reads
+  it) must be bound in the patched module as it is in the module of a class the code came from
+  (the parent, or a class up to the new base); a name none of those modules binds must be a
+  builtin there too, or be bound to an object one of them binds under another name (the
+  rewrite's alias imports, ``SCALE as SCALE_base``).
+
+## Why
+Code moved from the parent's module into the class's module keeps its spelling, but a name
+means what the module it sits in binds: ``LIMIT`` in the parent's module is 8, in the class's
+module 99; an import the rewrite adds for moved code can shadow a name the class's own code
+reads. Neither breaks a check on the patched file, and both change what runs. The rewrite
+aliases such names (DC608); this check does not trust that it did.
+
+## Known problems
+A module with ``from x import *`` is not checked for names it does not bind explicitly. Two
+bindings of a name in one module (``try: import a as X`` / ``except ImportError: X = None``)
+count as the set of both: the check passes only when the sets are equal. A name the class's own
+code and moved code both read, whose two meanings differ, is refused even where the rewrite
+renamed every moved read (the counts cannot tell which read moved). An alias is checked only
+against every object the parent's modules bind, not against the one name it stands for.
+
+## Fix safety
+A post-condition: no patch is written (exit 3) when it fails.
+"""
+
+from __future__ import annotations
+
+import ast
+import symtable
+from collections import Counter
+
+from ..ast_util import child_blocks, dotted_name, resolve_relative
+
+ID = "DC705"
+NAME = "post-names"
+STAR = "*"
+
+
+def check(ctx) -> None:
+    a = ctx.a
+    before_mod, after_mod = a.cls.module, ctx.patched
+    before = _global_reads(before_mod.text, a.cls.node)
+    after = _global_reads(after_mod.text, ctx.after.node)
+    if before is None or after is None:
+        return  # symtable refused the text: the compile check says so
+    was, now = _bindings(before_mod), _bindings(after_mod)
+    sources = {c.module.name: _bindings(c.module) for c in a.chain}
+    for name, count in sorted(after.items()):
+        meant_now = _meaning(now, after_mod.name, name)
+        if meant_now is None:
+            continue
+        if name in before:
+            meant = _meaning(was, before_mod.name, name)
+            if meant is not None and meant != meant_now:
+                ctx.violate(ID, f"{a.cls.name} reads {name}, which its module bound to {_shown(meant)} and now binds to {_shown(meant_now)}")
+                continue
+        if count > before.get(name, 0):
+            if any(STAR in b and name not in b for b in sources.values()):
+                continue  # a star import there: not checked
+            meanings = {b[name] for b in sources.values() if name in b}
+            if not meanings:
+                # Bound in none of those modules: a builtin, or a name the rewrite gave an object
+                # the parent's module binds under another name (an alias import).
+                meanings = {frozenset({f"builtins.{name}"})} | {frozenset({t}) for b in sources.values() for m in b.values() for t in m}
+            if meant_now not in meanings and not (len(meant_now) == 1 and frozenset(meant_now) in meanings):
+                where = " or ".join(sorted(_shown(m) for m in meanings)) if len(meanings) < 4 else "what it meant there"
+                ctx.violate(ID, f"code moved into {a.cls.name} reads {name}, which meant {where} where it came from "
+                                f"and means {_shown(meant_now)} in {after_mod.rel}")
+
+
+def _shown(meaning: frozenset[str]) -> str:
+    return ", ".join(sorted(meaning))
+
+
+def _meaning(bindings: dict, modname: str, name: str) -> frozenset[str] | None:
+    """What ``name`` refers to at the top level of a module; None where a star import may bind it."""
+    if name in bindings:
+        return bindings[name]
+    if STAR in bindings:
+        return None
+    return frozenset({f"builtins.{name}"})
+
+
+def _bindings(mod) -> dict[str, frozenset[str]]:
+    """Name -> what the module's top level binds it to (every binding, in any block)."""
+    out: dict[str, set[str]] = {}
+
+    def bind(name: str, target: str) -> None:
+        out.setdefault(name, set()).add(target)
+
+    def targets(node: ast.AST) -> None:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                bind(n.id, f"{mod.name}.{n.id}")
+
+    def visit(stmts) -> None:
+        for s in stmts:
+            if isinstance(s, ast.Import):
+                for al in s.names:
+                    head = al.name.split(".")[0]
+                    bind(al.asname or head, al.name if al.asname else head)
+            elif isinstance(s, ast.ImportFrom):
+                base = resolve_relative(mod.name, mod.is_package, s.module, s.level)
+                for al in s.names:
+                    bind(STAR if al.name == "*" else al.asname or al.name,
+                         base if al.name == "*" else f"{base}.{al.name}" if base else al.name)
+            elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bind(s.name, f"{mod.name}.{s.name}")
+            elif child_blocks(s):  # if, for, while, with, try, match: their blocks are the top level too
+                for part in (getattr(s, "target", None), *[i.optional_vars for i in getattr(s, "items", [])]):
+                    if part is not None:
+                        targets(part)
+                for h in getattr(s, "handlers", []) or []:
+                    if h.name:
+                        bind(h.name, f"{mod.name}.{h.name}")
+                for block in child_blocks(s):
+                    visit(block)
+            elif (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+                  and dotted_name(s.value) is not None):
+                # ``Kind = Kind``, ``LIMIT = config.LIMIT``: the name is bound to the same object
+                head, _, rest = dotted_name(s.value).partition(".")
+                for m in list(out.get(head, {f"builtins.{head}"})):
+                    bind(s.targets[0].id, f"{m}.{rest}" if rest else m)
+            else:
+                targets(s)
+
+    visit(mod.tree.body)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def _global_reads(text: str, cls: ast.ClassDef) -> Counter | None:
+    """How many times the class reads each global name, outside annotations."""
+    try:
+        top = symtable.symtable(text, "<module>", "exec")
+    except SyntaxError:
+        return None
+    table = next((t for t in top.get_children() if t.get_type() == "class" and t.get_name() == cls.name
+                  and t.get_lineno() == cls.lineno), None)
+    if table is None:
+        return None
+    names: set[str] = set()
+
+    def collect(t) -> None:
+        for sym in t.get_symbols():
+            if sym.is_referenced() and sym.is_global():
+                names.add(sym.get_name())
+        for child in t.get_children():
+            collect(child)
+
+    collect(table)
+    # The class's body only: its bases and decorators are the reparenting's (DC701 checks the MRO).
+    body = [n for stmt in cls.body for n in ast.walk(stmt)]
+    skip = {id(n) for node in body for ann in _annotations(node) for n in ast.walk(ann)}
+    return Counter(n.id for n in body if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                   and n.id in names and id(n) not in skip)
+
+
+def _annotations(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, ast.arg) and node.annotation is not None:
+        return [node.annotation]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+        return [node.returns]
+    if isinstance(node, ast.AnnAssign):
+        return [node.annotation]
+    return []

@@ -1,0 +1,260 @@
+"""Sketches of the files of a tree: the class index of ``decouple scan``'s first pass.
+
+A sketch is a file's module-level imports and the module-level class statements of interest
+(decorators and bodies), every other line blank, so that line numbers hold. Parsing and
+walking it costs a fraction of the whole file, and it holds all that a base's resolution
+(``Index.resolve_class``), a parent's members and an ``__init__`` need. A file whose sketch does
+not parse (a body cut short by a string that starts a line further left) is parsed whole.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from bisect import bisect_right
+from functools import cached_property
+
+from .ast_util import resolve_relative
+from .discover import Tree
+from .index import ClassInfo, Index, ModuleInfo
+
+# A class statement, and the text of its bases up to the parenthesis before the colon.
+CLASS = re.compile(r"^[ \t]*class[ \t]+(\w+)[ \t]*(?:\(([^:]*?)\))?[ \t]*:", re.M)
+_HELD = 64  # modules an index holds at once
+
+
+class SketchIndex(Index):
+    """The class index over sketches of the files: each file's module-level imports and its
+    module-level class statements (decorators and bodies), every other line blank, so that
+    line numbers hold. A tenth of the parse and walk of whole files, and all a base's
+    resolution, a class's members and its ``__init__`` need. A file whose sketch does not parse
+    (a body cut short by a string that starts a line further left) is parsed whole."""
+
+    def __init__(self, tree: Tree, wanted: dict[str, bool], defined: dict[str, set[str]]):
+        super().__init__(tree)
+        self.defined = defined  # class name -> the files whose text defines it
+        self.wanted = wanted  # the classes worth sketching (whole, or header and __init__); the others are left out
+        self.spans: dict[str, dict[str, tuple[int, int]]] = {}  # file -> class -> its lines in the file
+        self._recent: dict[str, None] = {}  # the modules held, least recently asked for first
+        self._sketches: dict[str, str] = {}
+        self.weights: dict[str, int] = {}  # class -> bequest_scan.construction_weight
+        self._whole: dict[str, ModuleInfo | None] = {}
+
+    def module(self, rel: str):
+        mod = super().module(rel)
+        self._recent.pop(rel, None)
+        self._recent[rel] = None
+        if len(self._recent) > _HELD:
+            self.drop(next(iter(self._recent)))
+        return mod
+
+    def want(self, name: str, besides: str) -> bool:
+        """Sketch the class ``name`` too (a class the parent builds), from the next time its
+        files are asked for; False when it is no class of the tree, or already sketched.
+        ``besides``: a file whose module is in use, and stays as it is."""
+        if name in self.wanted or name not in self.defined:
+            return False
+        self.wanted[name] = True
+        for rel in self.defined[name] - {besides}:
+            self._sketches.pop(rel, None)
+            self.drop(rel)
+        return True
+
+    def whole(self, rel: str) -> ModuleInfo | None:
+        """A module parsed whole, as a normal run parses it (a setting's declaration, for a size)."""
+        if rel not in self._whole:
+            self._whole[rel] = Index._parse(self, rel)
+        return self._whole[rel]
+
+    def drop(self, rel: str) -> None:
+        """Forget a module. Its classes are let go too, which breaks the one cycle a module
+        makes (it holds its classes, each holds it): freed at once, with no collector, while a
+        class still in use keeps a module that works."""
+        self._recent.pop(rel, None)
+        mod = self._modules.pop(rel, None)
+        if mod is not None:
+            mod.__dict__.pop("classes", None)
+
+    def class_text(self, cls: ClassInfo) -> str:
+        """The whole source of a sketched class, as the file has it."""
+        first, end = self.spans.get(cls.file, {}).get(cls.name, (cls.node.lineno - 1, cls.node.end_lineno))
+        return "".join(cls.module.text.splitlines(keepends=True)[first:end])
+
+    def _parse(self, rel: str):
+        text = self.tree.text(rel)
+        if rel not in self._sketches and text is not None:
+            self._sketches[rel] = _sketch(text, self.wanted, self.spans.setdefault(rel, {}))
+        sketched = self._sketches.get(rel)
+        if sketched is not None:
+            try:
+                tree = ast.parse(sketched, filename=rel)
+            except (SyntaxError, ValueError):
+                tree = None
+            if tree is not None:
+                return SketchModule(self.tree.module_name(rel), rel, tree, text, self.tree.is_package(rel))
+        return super()._parse(rel)
+
+
+class Sizes:
+    """``dropped_work.allocation_bytes``'s view of the tree: the parent's file as sketched (its
+    ``__init__`` is there whole), any other (where a setting is declared) parsed whole."""
+
+    def __init__(self, index: SketchIndex, own: str):
+        self.index, self.own, self.tree = index, own, index.tree
+
+    def module(self, rel: str) -> ModuleInfo | None:
+        return self.index.module(rel) if rel == self.own else self.index.whole(rel)
+
+
+class SketchModule(ModuleInfo):
+    """A sketch holds its imports and classes at its top level: no walk of the module finds them."""
+
+    @cached_property
+    def imports(self) -> dict[str, str]:
+        return _top_level_imports(self)
+
+    @cached_property
+    def classes(self) -> dict[str, ClassInfo]:
+        # A sketch's classes are all at its top level (those under a module-level block are
+        # dedented there); and a loop, unlike ModuleInfo's recursive closure, leaves no cycle
+        # behind for a run without the collector to keep.
+        out: dict[str, ClassInfo] = {}
+        for s in self.tree.body:
+            if isinstance(s, ast.ClassDef):
+                bases = [self.qualify(b.value if isinstance(b, ast.Subscript) else b) for b in s.bases]
+                out.setdefault(s.name, ClassInfo(s.name, self, s, bases))
+        return out
+
+    @cached_property
+    def classes_names(self) -> set[str]:
+        return {n.name for n in self.tree.body if isinstance(n, ast.ClassDef)}
+
+
+def _top_level_imports(mod: ModuleInfo) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for node in mod.tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                out.setdefault(alias.asname or alias.name.split(".")[0], alias.name if alias.asname else alias.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            base = resolve_relative(mod.name, mod.is_package, node.module, node.level)
+            for alias in node.names:
+                if alias.name != "*":
+                    out.setdefault(alias.asname or alias.name, f"{base}.{alias.name}" if base else alias.name)
+    return out
+
+
+_IMPORT = re.compile(r"^(?:from[ \t]+\.*[\w.]*[ \t]+import\b|import[ \t]+\w)", re.M)
+_BLOCK_OPENER = re.compile(r"(?:if|elif|else|try|except|finally|with)\b")
+
+
+def _sketch(text: str, wanted: dict[str, bool], spans: dict) -> str:
+    """``wanted``: class name -> whether its whole body is needed (a parent's: its members and
+    methods), or only its header and ``__init__`` (a subclass's: the rest is read as text).
+    ``spans`` gets each sketched class's lines, (first, end) from 0, end excluded."""
+    lines = text.splitlines(keepends=True)
+    out = ["\n" if line.endswith(("\n", "\r")) else "" for line in lines]
+    starts = _line_starts(text)
+    for m in _IMPORT.finditer(text):
+        i = _line_of(starts, m.start())
+        depth = 0
+        while i < len(lines):
+            out[i] = lines[i]
+            depth += lines[i].count("(") - lines[i].count(")")
+            if depth <= 0 and not lines[i].rstrip().endswith("\\"):
+                break
+            i += 1
+    end = -1
+    for m in CLASS.finditer(text):
+        i = _line_of(starts, m.start())
+        if i <= end or m.group(1) not in wanted:
+            continue  # nested in a class already kept, or of no interest
+        indent = len(lines[i]) - len(lines[i].lstrip())
+        if indent and not _under_module_block(lines, i, indent):
+            continue  # in a function: not a class of the module
+        first = i
+        while first > 0 and lines[first - 1].strip().startswith("@"):
+            first -= 1
+        end = _block_end(lines, i + 1, indent)
+        spans[m.group(1)] = (first, end)
+        head_end = _line_of(starts, m.end() - 1)
+        keep = range(first, end) if wanted[m.group(1)] else [*range(first, head_end + 1), *_init_lines(lines, head_end + 1, end)]
+        for k in keep:
+            line = lines[k]
+            if line.strip():  # a blank line stays as it is: one line
+                out[k] = line[indent:] if indent and line[:indent].isspace() else line
+        if not wanted[m.group(1)] and all(not out[k].strip() for k in range(head_end + 1, end)):
+            out[head_end] = out[head_end][:m.end() - starts[head_end] - indent] + " ...\n"
+        end -= 1
+    return "".join(out)
+
+
+def _block_end(lines: list[str], start: int, indent: int) -> int:
+    """The first line from ``start`` that is code at ``indent`` or less (the block's end); a
+    line that closes brackets (a signature over several lines) is not one."""
+    end = start
+    for end in range(start, len(lines)):
+        line = lines[end]
+        if line[indent:indent + 1] in (" ", "\t") or not line.strip():
+            continue  # deeper, or blank
+        stripped = line.lstrip()
+        if not stripped.startswith(("#", ")", "]", "}")) and len(line) - len(stripped) <= indent:
+            return end
+    return len(lines)
+
+
+def _init_lines(lines: list[str], start: int, end: int) -> range:
+    """The lines of the ``__init__`` defined in a class body (with its decorators), if any."""
+    body = next((len(lines[k]) - len(lines[k].lstrip()) for k in range(start, end)
+                 if lines[k].strip() and not lines[k].strip().startswith("#")), None)
+    for k in range(start, end):
+        stripped = lines[k].strip()
+        if stripped.startswith(("def __init__(", "async def __init__(")) and len(lines[k]) - len(lines[k].lstrip()) == body:
+            first = k
+            while first > start and lines[first - 1].strip().startswith("@"):
+                first -= 1
+            return range(first, _block_end(lines, k + 1, body))
+    return range(0)
+
+
+def _line_starts(text: str) -> list[int]:
+    starts, at = [0], text.find("\n")
+    while at != -1:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    return starts
+
+
+def _line_of(starts: list[int], offset: int) -> int:
+    return bisect_right(starts, offset) - 1
+
+
+def _under_module_block(lines: list[str], i: int, indent: int) -> bool:
+    """Whether the statement at line ``i`` sits in an ``if``/``try``/``with`` at module level."""
+    for k in range(i - 1, -1, -1):
+        line = lines[k]
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("#", "@")):
+            continue
+        own = len(line) - len(line.lstrip())
+        if own < indent:
+            return own == 0 and bool(_BLOCK_OPENER.match(stripped))
+    return False
+
+
+def class_statements(tree: Tree) -> tuple[dict[str, set[str]], dict[str, dict[str, set[str]]]]:
+    """The text pass: (class name -> files defining it, file -> its classes -> the base names they name)."""
+    defined: dict[str, set[str]] = {}
+    bases_in: dict[str, dict[str, set[str]]] = {}
+    for rel in tree.files:
+        text = tree.read(rel)
+        if text is None or "class" not in text:
+            continue
+        for m in CLASS.finditer(text):
+            defined.setdefault(m.group(1), set()).add(rel)
+            names = bases_in.setdefault(rel, {}).setdefault(m.group(1), set())
+            for b in (m.group(2) or "").split(","):
+                name = re.split(r"[\[(=]", b)[0].strip().rsplit(".", 1)[-1]
+                if name and "=" not in b:
+                    names.add(name)
+    return defined, bases_in

@@ -1,0 +1,162 @@
+"""``decouple scan``: the estimate's parts, the ranking, the formats, ``--check`` and its allow list."""
+
+import json
+
+import pytest
+from conftest import FIXTURES, copy_tree, run_cli
+
+TREE = FIXTURES / "scan" / "backends"
+
+
+@pytest.fixture
+def env(tmp_path):
+    return {"DECOUPLE_CACHE_DIR": str(tmp_path / "cache")}
+
+
+def scan(*args, env, cwd=None, root=TREE):
+    return run_cli("scan", root, *args, env=env, cwd=cwd)
+
+
+def rows(env, *args):
+    code, out, err = scan("--format", "json", *args, env=env)
+    assert code == 0, err
+    return {r["class"]: r for r in json.loads(out)}
+
+
+def test_a_heavy_parent_ranks_above_a_light_one(env):
+    code, out, err = scan("--format", "json", env=env)
+    assert code == 0, err
+    got = json.loads(out)
+    assert [r["class"] for r in got] == ["FastBackend", "LightChild"]
+    assert got[0]["score"] > got[1]["score"]
+    # Progress goes to stderr, the table alone to stdout.
+    assert "the full analysis runs on 2" in err and "FastBackend: decouple" in err
+
+
+def test_each_part_of_the_estimate(env):
+    fast = rows(env)["FastBackend"]
+    assert (fast["file"], fast["line"], fast["parent"]) == ("pkg/backends.py", 24, "pkg.backends:HeavyBackend")
+    # HeavyBackend.__init__ has 7 statements; FastBackend reads only page_size.
+    assert (fast["skipped"], fast["init_statements"], fast["needs"]) == (6, 7, ["page_size"])
+    # The size the source states: 64 * 1024 * 1024 uint8.
+    assert fast["allocations"] == [{"at": "pkg/backends.py:13", "bytes": 64 << 20,
+                                    "code": "self.workspace = torch.empty((64, 1024, 1024), dtype=torch.uint8)"}]
+    # An object of the tree weighs what its own __init__ does, on top of being built; in a loop, twice.
+    built = {c["class"]: c["weight"] for c in fast["constructions"]}
+    assert built == {"pkg.buffers:Buffer": 2 * (4 + 8), "pkg.planning:Planner": 4 + 1}
+    assert (fast["loops"], fast["calls"], fast["writes"]) == (1, 1, 0)
+    # statements 6 + a call 2 + a loop 3 + the constructions 24 + 5 + an allocation 4 + 64 MiB 64.
+    assert fast["saving"] == 6 + 2 + 3 + 24 + 5 + 4 + 64
+    assert fast["copied_share"] == 0 and fast["score"] == fast["saving"]
+    assert (fast["verdict"], fast["rule"]) == ("decouple", "DC501")
+    light = rows(env)["LightChild"]
+    assert (light["skipped"], light["calls"], light["constructions"], light["allocations"]) == (2, 1, [], [])
+    assert light["saving"] == 2 + 2
+
+
+def test_a_class_that_never_runs_the_parents_init_is_not_listed(env):
+    assert "OwnInitBackend" not in rows(env)
+
+
+def test_the_inherited_interface_counts_half_as_copied(tmp_path, env):
+    tree = copy_tree(TREE, tmp_path / "tree")
+    light = tree / "pkg" / "light.py"
+    # LightChild no longer defines describe: it inherits LightBase's, 2 of its 2 method lines.
+    light.write_text(light.read_text().replace("    def describe(self):\n        return self.name\n", "    pass\n"))
+    got = rows(env, "--top", "0", "--min-saving", "0")
+    assert got["LightChild"]["copied_share"] == 0  # the original tree
+    code, out, err = run_cli("scan", tree, "--format", "json", env=env)
+    assert code == 0, err
+    light_row = {r["class"]: r for r in json.loads(out)}["LightChild"]
+    assert light_row["copied_share"] == 0.5 and light_row["score"] == round(light_row["saving"] * 0.5)
+
+
+def test_top_and_min_saving_choose_what_the_full_analysis_runs_on(env):
+    code, out, err = scan("--format", "json", "--top", "1", env=env)
+    assert code == 0, err
+    assert [r["class"] for r in json.loads(out)] == ["FastBackend"]
+    assert "1 more class below the cut" in scan("--top", "1", env=env)[1]
+    got = rows(env, "--top", "0", "--min-saving", "5")
+    assert list(got) == ["FastBackend"]
+
+
+def test_text_and_markdown(env):
+    code, out, _ = scan(env=env)
+    assert code == 0
+    head, first = out.splitlines()[:2]
+    assert head.split()[:4] == ["#", "score", "saving", "class"]
+    assert "FastBackend" in first and "64 MiB" in first and first.rstrip().endswith("decouple")
+    code, out, _ = scan("--format", "markdown", env=env)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("| # | score | saving | class |") and lines[1].startswith("|---|")
+    assert "`pkg/backends.py:24`" in lines[2] and "**decouple**" in lines[2]
+
+
+def test_check_without_and_with_the_allow_list(tmp_path, env):
+    tree = copy_tree(TREE, tmp_path / "tree")
+    code, out, err = run_cli("scan", tree, "--check", env=env)
+    assert code == 1, err
+    assert [line.split(": ")[0].rsplit("/", 2)[-2:] for line in out.splitlines()] == [
+        ["pkg", "backends.py:24"], ["pkg", "light.py:13"]]
+    assert "FastBackend pays for HeavyBackend.__init__ work it does not use" in out
+    assert "`decouple --class pkg.backends:FastBackend` would decouple it" in out
+    (tree / "pyproject.toml").write_text('[tool.decouple]\nscan-ignore = ["FastBackend"]\n')
+    code, out, err = run_cli("scan", tree, "--check", env=env)
+    assert code == 1 and "LightChild" in out and "FastBackend" not in out
+    assert "1 in scan-ignore" in err
+    (tree / "pyproject.toml").write_text('[tool.decouple]\nscan-ignore = ["FastBackend", "pkg.light:LightChild"]\n')
+    code, out, err = run_cli("scan", tree, "--check", env=env)
+    assert (code, out) == (0, ""), err
+    # With no ROOT, the folder with the table is ROOT, as for decouple.
+    code, out, err = run_cli("scan", "--check", env=env, cwd=tree / "pkg")
+    assert (code, out) == (0, ""), err
+
+
+def test_a_second_scan_reuses_the_first_ones_analyses(env):
+    first = rows(env)
+    code, out, err = scan("--format", "json", env=env)
+    assert code == 0 and {r["class"]: r for r in json.loads(out)} == first
+
+
+def test_a_root_named_scan(tmp_path, env):
+    copy_tree(TREE, tmp_path / "scan")
+    code, out, err = run_cli("scan", "scan", "--format", "json", env=env, cwd=tmp_path)
+    assert code == 0, err
+    assert [r["class"] for r in json.loads(out)] == ["FastBackend", "LightChild"]
+    # A path to it runs the normal command on that folder.
+    code, out, err = run_cli("./scan", "--class", "FastBackend", "--check", env=env, cwd=tmp_path)
+    assert code == 1 and "FastBackend would be decoupled from HeavyBackend" in out, err
+    code, out, _ = run_cli("scan", "--help")
+    assert code == 0 and "decouple ./scan" in out
+
+
+@pytest.mark.parametrize("args, pyproject, message", [
+    (["--top", "-1"], None, "--top takes a number of classes, 0 or more, got -1"),
+    (["--min-saving", "-3"], None, "--min-saving takes a number of points, 0 or more, got -3"),
+    ([], '[tool.decouple]\nscan-ignore = "FastBackend"\n', "scan-ignore must be a list of class names"),
+    ([], '[tool.decouple]\nscan-ignore = ["not a name"]\n', "scan-ignore must be a list of class names"),
+], ids=["top", "min-saving", "ignore-not-a-list", "ignore-not-a-name"])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, env, args, pyproject, message):
+    tree = copy_tree(TREE, tmp_path / "tree")
+    if pyproject:
+        (tree / "pyproject.toml").write_text(pyproject)
+    code, out, err = run_cli("scan", tree, *args, env=env)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_a_missing_root_is_one_line_and_exit_2(tmp_path, env):
+    code, out, err = run_cli("scan", tmp_path / "nowhere", env=env)
+    assert code == 2 and out == "" and err.startswith("decouple: error: ROOT") and err.count("\n") == 1
+
+
+def test_a_tree_where_no_class_pays_says_so(tmp_path, env):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("class A:\n    def __init__(self):\n        self.x = open('f')\n")
+    code, out, err = run_cli("scan", tmp_path, env=env)
+    assert (code, out) == (0, "no class pays for parent __init__ work it does not use\n"), err
+    code, out, _ = run_cli("scan", tmp_path, "--format", "json", env=env)
+    assert (code, out) == (0, "[]\n")
+    code, out, _ = run_cli("scan", tmp_path, "--check", env=env)
+    assert (code, out) == (0, "")
