@@ -27,7 +27,7 @@ from .rules import (
     drop_same_as_base, drop_unprovided, hazard_class_name_string, hazard_class_registry, hazard_except_clause, hazard_isinstance, hazard_match_class,
     hazard_exported_parent, hazard_metaclass, hazard_mro_membership, hazard_type_list,
     keep_base_hooks, keep_child_reads, keep_implicit_dunder, keep_kept_method_reads, keep_outside_use, keep_super_target,
-    unsafe_attribute_hooks, unsafe_class_body, unsafe_class_keyword, unsafe_dynamic_access, unsafe_generic_base, unsafe_init_call, unsafe_mro_walk, unsafe_slots,
+    unsafe_attribute_hooks, unsafe_class_body, unsafe_class_keyword, unsafe_dataclass_parent, unsafe_dynamic_access, unsafe_generic_base, unsafe_init_call, unsafe_mro_walk, unsafe_slots,
 )
 from .rules.rewrite_inline_init import find_super_init, generates_init
 from .rules.verdict_already_decoupled import former_parent
@@ -96,6 +96,7 @@ class Analyzer:
         init = cls.methods.get("__init__")
         a.super_init_stmt, a.super_init_call = find_super_init(self.index, cls, init, parent) if init else (None, None)
         a.generated_init = generates_init(cls)
+        unsafe_dataclass_parent.check(st)
         st.init_runs = (init is None and not a.generated_init) or a.super_init_stmt is not None
         if st.init_runs:
             st.shadowed = st.child_defines & st.parent_init_stores()
@@ -176,7 +177,7 @@ def finish(st: ClassState) -> ClassAnalysis:
         cls_name, _, member = q.partition(".")
         if cls_name != a.cls.name:
             continue
-        if member not in a.members:
+        if member not in a.members and member not in a.assumptions:
             raise UsageError(f"--assume-unused {q}: {a.parent.name} has no member {member!r}"
                              f"{did_you_mean(member, a.members)}")
         if member in a.kept:

@@ -192,6 +192,8 @@ class ClassAnalysis:
     recomputed: dict = field(default_factory=dict)  # position of a kept parent statement -> the class's repeat of it (DC612)
     moved: list = field(default_factory=list)  # (kept parent statement, the class statement it moves after): DC612
     skipped_files: dict[str, str] = field(default_factory=dict)
+    # The generated __init__ of a @dataclass parent, read as its source (DC313's DataclassInit).
+    dataclass_init: object | None = None
 
     @property
     def nothing_to_do(self) -> bool:
@@ -199,11 +201,15 @@ class ClassAnalysis:
 
     @property
     def parent_init(self) -> ast.FunctionDef | None:
+        if self.dataclass_init is not None:
+            return self.dataclass_init.fn
         owner = self.parent_init_owner
         return owner.methods["__init__"] if owner is not None else None
 
     @property
     def parent_init_owner(self):
+        if self.dataclass_init is not None:
+            return self.parent
         for c in self.chain:
             if "__init__" in c.methods:
                 return c

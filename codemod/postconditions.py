@@ -22,6 +22,7 @@ from functools import cached_property
 
 from .ast_util import first_param, setters, walk
 from .index import ClassInfo, Index, ModuleInfo, _self_attr_targets
+from .rules.unsafe_dataclass_parent import generated_init
 
 OBJECT = "builtins.object"
 
@@ -199,6 +200,9 @@ class Construction:
             if name == "__init__":
                 if "__init__" in c.methods:
                     return i, c, c.methods["__init__"]
+                fn = generated_init(c)
+                if fn is not None:
+                    return i, c, fn
                 continue
             m = c.members.get(name)
             if m is not None and m.kind != "instance_attribute":

@@ -108,6 +108,11 @@ def pieces(draw):
                                              "init-subclass"]))
     p["alias"] = draw(st.booleans())
     p["dataclass_base"] = draw(st.booleans())
+    # The parent itself a dataclass: decorated around its own __init__, or with the __init__ the
+    # decorator generates (fields n and name, the work in __post_init__), with eq/repr off or on.
+    # Two draws in three keep the plain parent: most dataclass shapes are refused, and the rest of
+    # the grammar must still reach patches often enough.
+    p["dataclass_parent"] = draw(st.sampled_from(["none"] * 6 + ["decorated", "generated", "generated-default"]))
     return p
 
 
@@ -168,7 +173,8 @@ def render(p) -> tuple[dict[str, str], str]:
     if p["pops"]:
         init += ["        self.flag = extra.pop('flag', False)", "        self.rest = sorted(extra)"]
     methods = []
-    if dc:
+    dcp = p.get("dataclass_parent", "none") if not p["pops"] else "none"
+    if dc and not dcp.startswith("generated"):
         methods.append("    def __post_init__(self):\n        self.table = [i * i for i in range(64)]\n")
     methods += {"none": [], "setattr-validates": [
         "    def __setattr__(self, key, value):\n        if key == 'label' and not isinstance(value, str):\n"
@@ -230,6 +236,13 @@ def render(p) -> tuple[dict[str, str], str]:
         "class Watcher:\n    def __init__(self, owner):\n        self.owner = owner\n        register(owner)\n\n\n"
         f"class Parent({bases}):\n{class_attr}\n    def __init__(self, n, name=NAME, **extra):\n" + "\n".join(init) + "\n\n" + "\n".join(methods)
     )
+    if dcp != "none":
+        options = "" if dcp == "generated-default" else "(eq=False, repr=False)"
+        parent = "import dataclasses\n" + parent.replace(f"class Parent({bases}):", f"@dataclasses.dataclass{options}\nclass Parent({bases}):")
+    if dcp.startswith("generated"):
+        # The generated __init__ stores the fields and runs __post_init__: the same work, minus super().__init__.
+        parent = parent.replace("    def __init__(self, n, name=NAME, **extra):\n" + init[0] + "\n",
+                                "    n: int\n    name: str = 'p'\n\n    def __post_init__(self):\n        n, name = self.n, self.name\n")
     call = {"positional": "super().__init__(n, 'c')", "keyword": "super().__init__(n, name='c')",
             "default": "super().__init__(n)", "kwargs": "super().__init__(n, **extra)"}[p["forward"]]
     if p["child_call"] == "alias":
@@ -373,7 +386,7 @@ FOUND = [dict(explicit_base_init=False, two_arg_super=False, mixin="none", child
               hook="none", stores_handler=False, property="none", dunders=[], class_attr="none", forward="positional", clash=[],
               exception=False, validation="none", fallback="none", registration="none", child_reads=["alpha"],
               child_sets_before_super=None, child_assigns_prop=False, outside=[], carrier="reduce", carrier_reads="gamma",
-              tiny=[], pops=False, parent_hook="none", alias=False, dataclass_base=False)]
+              tiny=[], pops=False, parent_hook="none", alias=False, dataclass_base=False, dataclass_parent="none")]
 
 
 def test_generated_patterns_behave_the_same(tmp_path_factory, request):

@@ -6,7 +6,8 @@ of the parent's ``__init__`` that the slice kept, in their order, under a marker
 The parent's parameters are bound to what the class passes: a parameter never reassigned
 and bound to a literal or a name is substituted; any other becomes a local assignment
 first. Locals of the slice that clash with names the class's ``__init__`` uses are renamed
-with the parent's name as a suffix. A class without ``__init__`` gets one with the
+with the parent's name as a suffix, and so are parameters the slice binds again (``size = size * 2``
+would otherwise change the class's own ``size``). A class without ``__init__`` gets one with the
 parent's signature (unless a decorator such as ``@dataclass`` writes it). Folded branches
 (DC602), fused loops (DC603) and read-through values (DC604) are applied here. The slice
 keeps, besides what defines the attributes the class needs: ``super().__init__()`` when the
@@ -55,7 +56,7 @@ from .. import forwarded_args
 from ..ast_util import bind_arguments, decorator_name, dotted_name, first_param, is_super_call, pos, snake_case, source_segment, walk
 from ..cst_util import BLANK, rename
 from ..errors import UnsafeError
-from . import rewrite_bind_names, rewrite_fold_constants, rewrite_fuse_loops, rewrite_read_through
+from . import rewrite_bind_names, rewrite_fold_constants, rewrite_fuse_loops, rewrite_read_through, unsafe_dataclass_parent
 from .verdict_already_decoupled import MARKER
 
 ID = "DC601"
@@ -115,7 +116,8 @@ def init_block(ctx) -> list[cst.BaseStatement]:
     sl = a.init_slice
     if pinit is None or sl is None or not sl.kept:
         return []
-    stmts = ctx.copied.strip_all(_filter(ctx, ctx.p.stmt(pinit).body.body, dict(sl.folded)), pinit.lineno, pinit.end_lineno)
+    body = unsafe_dataclass_parent.init_body(ctx) if a.dataclass_init is not None else ctx.p.stmt(pinit).body.body
+    stmts = ctx.copied.strip_all(_filter(ctx, body, dict(sl.folded)), pinit.lineno, pinit.end_lineno)
     if not stmts and not a.moved:
         return []
     mapping, forwarded, prelude = _bindings(ctx, pinit)
@@ -233,14 +235,15 @@ def _bindings(ctx, pinit: ast.FunctionDef) -> tuple[dict[str, cst.BaseExpression
     params = [p.arg for p in pinit.args.posonlyargs + pinit.args.args][1:]
     assigned = _assigned_names(pinit, sl)
     child_names = _clashing_names(cinit, a.super_init_stmt)
-    # Locals of the slice that C's __init__ also uses get a distinct name.
+    # Locals of the slice that C's __init__ also uses get a distinct name; so does a parameter the
+    # slice binds again (``size = size * 2``), which would otherwise rebind C's own.
     suffix = snake_case(ctx.pname)
-    for name in sorted(assigned - set(params)):
-        if name in child_names:
-            mapping[name] = cst.Name(f"{name}_{suffix}")
     pargs = pinit.args
     star_names = {p.arg for p in (pargs.vararg, pargs.kwarg) if p is not None}
     free = set(sl.free_locals) & (set(params) | {p.arg for p in pargs.kwonlyargs} | star_names)
+    for name in sorted(assigned - free):
+        if name in child_names:
+            mapping[name] = cst.Name(f"{name}_{suffix}")
     if not free:
         return mapping, forwarded_prelude, prelude
     binding = bind_arguments(pinit, call)
@@ -261,7 +264,7 @@ def _bindings(ctx, pinit: ast.FunctionDef) -> tuple[dict[str, cst.BaseExpression
         if expr is None:
             raise UnsafeError(f"{ctx.pname}.__init__ parameter {name!r} is not bound by {a.cls.name}'s super().__init__ call", ID)
         source = source_segment(cmod_text, expr) if name in bound else forwarded_args.default_source(ctx, expr)
-        if isinstance(expr, ast.Name) and expr.id == name:
+        if isinstance(expr, ast.Name) and expr.id == name and not (name in assigned and name in child_names):
             continue
         # Fold when the parameter is never reassigned; not a string into an f-string, where its
         # quotes could end the literal (before Python 3.12).
@@ -272,6 +275,9 @@ def _bindings(ctx, pinit: ast.FunctionDef) -> tuple[dict[str, cst.BaseExpression
         local = name if name not in child_names else f"{name}_{suffix}"
         if local != name:
             mapping[name] = cst.Name(local)
+            # Final as it is: its value is C's expression, which may name what P's names are renamed from.
+            forwarded_prelude.append(forwarded_args.assign(local, source))
+            continue
         prelude.append(forwarded_args.assign(local, source))
     return mapping, forwarded_prelude, prelude
 

@@ -19,7 +19,8 @@ declines naming it, with ``post_init_statements`` and ``post_init_real_work``: a
 ``@dataclass``-generated ``__init__`` (of the class, or of a base that stays) calls it by name
 where the dataclass had one when it was decorated, so it is copied whole (DC104) and nothing of
 it is skipped (``--any-gain`` lets it through, shedding only unused members). A ``@dataclass``
-parent itself is refused by DC303: its generated members are not in its source.
+parent itself is read by DC313: its generated ``__init__`` and ``__post_init__`` are the ``__init__``
+weighed here.
 
 ## Why
 The change would alter a (possibly public) class hierarchy without saving anything real at
