@@ -160,17 +160,25 @@ def _global_reads(top, cls: ast.ClassDef) -> Counter | None:
 
     collect(table)
     # The class's body only: its bases and decorators are the reparenting's (DC701 checks the MRO).
-    body = [n for stmt in cls.body for n in ast.walk(stmt)]
-    skip = {id(n) for node in body for ann in _annotations(node) for n in ast.walk(ann)}
-    return Counter(n.id for n in body if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-                   and n.id in names and id(n) not in skip)
+    counts: Counter = Counter()
+    stack = list(cls.body)
+    while stack:
+        n = stack.pop()
+        if n.__class__ is ast.Name:
+            if n.id in names and n.ctx.__class__ is ast.Load:
+                counts[n.id] += 1
+            continue
+        for field, value in ast.iter_fields(n):
+            if field in _ANNOTATION_FIELDS and n.__class__ in _ANNOTATED:
+                continue
+            if isinstance(value, list):
+                stack.extend(v for v in value if isinstance(v, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
+    return counts
 
 
-def _annotations(node: ast.AST) -> list[ast.AST]:
-    if isinstance(node, ast.arg) and node.annotation is not None:
-        return [node.annotation]
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
-        return [node.returns]
-    if isinstance(node, ast.AnnAssign):
-        return [node.annotation]
-    return []
+# Where annotations sit: ``arg.annotation``, a function's ``returns``, ``AnnAssign.annotation``.
+_ANNOTATION_FIELDS = frozenset({"annotation", "returns"})
+_ANNOTATED = frozenset({ast.arg, ast.FunctionDef, ast.AsyncFunctionDef, ast.AnnAssign})
+
