@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 
+from ..ast_util import decorator_name
 from ..index import ModuleInfo, scope_of
 from .type_annotations import shown_code
 
@@ -150,7 +151,7 @@ class Dispatch:
             fmod, fn, _ = item
 
             def compute(fmod=fmod, fn=fn):
-                if isinstance(fn, ast.AsyncFunctionDef) or any(_decorated(d, _SAME_RETURN) for d in fn.decorator_list):
+                if isinstance(fn, ast.AsyncFunctionDef) or any(decorator_name(d) not in _SAME_RETURN for d in fn.decorator_list):
                     self.unknown(f"{fn.name}() is decorated or a coroutine ({fmod.rel}:{fn.lineno})")
                     return None
                 parts: list[str] = []
@@ -182,8 +183,3 @@ class Dispatch:
             out += t
         return out
 
-
-def _decorated(d: ast.AST, harmless: set[str]) -> bool:
-    from ..ast_util import decorator_name
-
-    return decorator_name(d) not in harmless

@@ -158,14 +158,13 @@ def run(st, out: Scanned) -> bool:
                 continue
             if name in a.kept and strength != SHOWN and not st.all_uses:
                 continue  # already kept on a use as weak as this one
-            sure = "an instance of" if verdict == Receiver.YES else "possibly an instance of"
             if strength != SHOWN and st.knowledge.assumes(a.cls.name, name) and recv is not node:
                 # About to be dropped on the user's word: first look for a route the typing
                 # follows that shows an instance of the class reaching the receiver.
                 route = flow.witness(mod, recv, node)
                 if route is not None:
                     verdict, note, strength = Receiver.YES, route, SHOWN
-                    sure = "an instance of"
+            sure = "an instance of" if verdict == Receiver.YES else "possibly an instance of"
             ev = Evidence(rel, line, f"{how} of .{name} on {ast.unparse(recv)[:60]} ({sure} {a.cls.name}; {note})", ID, strength)
             if strength != SHOWN and st.knowledge.assumes(a.cls.name, name):
                 st.assume(name, ev)  # the user's word: no reason to keep (an assumption in the report)

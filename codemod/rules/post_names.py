@@ -56,11 +56,11 @@ def check(ctx) -> None:
     was, now = _bindings(before_mod), _bindings(after_mod)
     sources = {c.module.name: _bindings(c.module) for c in a.chain}
     for name, count in sorted(after.items()):
-        meant_now = _meaning(now, after_mod.name, name)
+        meant_now = _meaning(now, name)
         if meant_now is None:
             continue
         if name in before:
-            meant = _meaning(was, before_mod.name, name)
+            meant = _meaning(was, name)
             if meant is not None and meant != meant_now:
                 ctx.violate(ID, f"{a.cls.name} reads {name}, which its module bound to {_shown(meant)} and now binds to {_shown(meant_now)}")
                 continue
@@ -74,7 +74,7 @@ def check(ctx) -> None:
                 # Bound in none of those modules: a builtin, or a name the rewrite gave an object
                 # the parent's module binds under another name (an alias import).
                 meanings = {frozenset({f"builtins.{name}"})} | {frozenset({t}) for b in sources.values() for m in b.values() for t in m}
-            if meant_now not in meanings and not (len(meant_now) == 1 and frozenset(meant_now) in meanings):
+            if meant_now not in meanings:
                 where = " or ".join(sorted(_shown(m) for m in meanings)) if len(meanings) < 4 else "what it meant there"
                 ctx.violate(ID, f"code moved into {a.cls.name} reads {name}, which meant {where} where it came from "
                                 f"and means {_shown(meant_now)} in {after_mod.rel}")
@@ -84,7 +84,7 @@ def _shown(meaning: frozenset[str]) -> str:
     return ", ".join(sorted(meaning))
 
 
-def _meaning(bindings: dict, modname: str, name: str) -> frozenset[str] | None:
+def _meaning(bindings: dict, name: str) -> frozenset[str] | None:
     """What ``name`` refers to at the top level of a module; None where a star import may bind it."""
     if name in bindings:
         return bindings[name]
