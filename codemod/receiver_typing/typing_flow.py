@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..ast_util import dotted_name
+from ..ast_util import dotted_name, is_static
 from .hasattr_tests import lacking_partner
 from ..index import ClassInfo, Index, ModuleInfo, enclosing, enclosing_def, scope_of
 from ..model import Receiver
@@ -152,10 +152,23 @@ class Flow:
         guard = self._isinstance_guard(mod, recv, at)
         if guard is not None and not (self.rel.combine(guard) == NO and self._rebound(mod, recv, at)):
             return self.rel.combine(guard), "isinstance guard", self._related(guard)
+        types = None
+        if _own_first_param(mod, recv, at):
+            # A method's own ``self`` is typed from its class in a few steps, while the reads
+            # ``_co_access`` compares cost a search of the tree: the typing goes first. Either
+            # one ruling the target out gives NO, so the verdict is the same in either order;
+            # the typing gets no module to parse here (``parses=0``), so that what later
+            # receivers are told does not change, and a typing that needs one runs again below.
+            types = self.types.query(mod, recv, at, 0)
+            if self.types.cut_short:
+                types = None
+            elif types and self.rel.combine(types) == NO:
+                return NO, f"typed {_shown(types)}", self._related(types)
         lacking = self._co_access(mod, recv, at)
         if lacking is not None:
             return NO, f"the same object also has .{lacking}, which {self.rel.target.name} instances lack", True
-        types = self.types.query(mod, recv, at, parses)
+        if types is None:
+            types = self.types.query(mod, recv, at, parses)
         verdict = self.rel.combine(types)
         if not types:
             if self.types.cut_short:
@@ -278,3 +291,14 @@ def _isinstance_types(mod: ModuleInfo, test: ast.AST, key: str) -> list[str] | N
 
 def enclosing_class(mod: ModuleInfo, node: ast.AST) -> tuple[ast.AST | None, ClassInfo | None]:
     return enclosing_def(mod, node)
+
+
+def _own_first_param(mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> bool:
+    """Whether ``recv`` is the bare first parameter (``self``, ``cls``) of the method around ``at``."""
+    if not isinstance(recv, ast.Name):
+        return False
+    fn = scope_of(mod, at)
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or is_static(fn):
+        return False
+    first = fn.args.posonlyargs + fn.args.args
+    return bool(first) and first[0].arg == recv.id and isinstance(mod.parents.get(id(fn)), ast.ClassDef)

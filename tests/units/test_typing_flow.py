@@ -77,3 +77,25 @@ def test_a_read_the_class_lacks_proves_nothing_unless_it_runs_first(tmp_path, us
 ])
 def test_near_miss_a_read_that_runs_first_still_rules_it_out(tmp_path, user):
     assert receiver_of(tmp_path, user) == Receiver.NO
+
+
+@pytest.mark.parametrize("user, expected, note", [
+    pytest.param("class Reader:\n    def f(self):\n        self.not_a_member_anywhere\n        return self.cache\n",
+                 Receiver.NO, "typed Reader", id="self-of-an-unrelated-class-typed-first"),
+    pytest.param("class Reader:\n    @classmethod\n    def f(cls):\n        return cls.cache\n",
+                 Receiver.NO, "typed Reader", id="cls-of-an-unrelated-class"),
+    pytest.param("from .base import Child\n\n\nclass Sub(Child):\n    def f(self):\n        self.not_a_member_anywhere\n"
+                 "        return self.cache\n", Receiver.NO, "the same object also has .not_a_member_anywhere",
+                 id="near-miss-self-that-may-be-the-class-falls-back-to-the-co-read"),
+    pytest.param("from .base import Child\n\n\nclass Sub(Child):\n    def f(self):\n        return self.cache\n",
+                 Receiver.YES, "typed Sub", id="near-miss-self-of-a-subclass"),
+    pytest.param("class Reader:\n    @staticmethod\n    def f(self):\n        self.not_a_member_anywhere\n        return self.cache\n",
+                 Receiver.NO, "the same object also has .not_a_member_anywhere", id="near-miss-a-static-method's-first-parameter"),
+])
+def test_a_method_s_own_self_is_typed_before_its_other_reads(tmp_path, user, expected, note):
+    """The order of the two ways to rule a receiver out changes no verdict, only which one the note names."""
+    from typetools import classified
+
+    got_verdict, got_note, _ = classified(tmp_path, user)[-1]
+    assert got_verdict == expected
+    assert got_note.startswith(note)
