@@ -222,8 +222,8 @@ class Tree:
     def read(self, rel: str) -> str | None:
         """Read and decode without keeping the text."""
         try:
-            with open(os.path.join(self._root_str, rel), "rb") as f:
-                data = f.read()
+            with open(os.path.join(self._root_str, rel), "rb", buffering=0) as f:
+                data = f.readall()
             text, self.encodings[rel] = decode_source(data)
         except (OSError, UnicodeDecodeError, SyntaxError, LookupError) as exc:
             self.unreadable[rel] = f"{type(exc).__name__}: {exc}"
@@ -232,9 +232,10 @@ class Tree:
 
     def stats(self) -> dict[str, list[int]]:
         out = {}
+        base = os.path.join(self._root_str, "")
         for rel in self.files:
             try:
-                st = (self.root / rel).stat()
+                st = os.stat(base + rel)
             except OSError:
                 continue
             out[rel] = [st.st_size, st.st_mtime_ns]
