@@ -21,6 +21,43 @@ def code_of(node) -> str:
     return cst.Module([]).code_for_node(node)
 
 
+class ModuleCode:
+    """``Module.code`` for successive versions of one module, each top-level statement's code
+    generated once: the import fixes change a few lines of a module whose code libcst would
+    otherwise generate in full after each of them (a third of their time on SGLang).
+
+    A top-level statement's code does not depend on the statements around it (the codegen
+    state carries only the indentation, empty at the top, and the module's default indent and
+    newline), so the module's code is the concatenation of theirs; a module without a trailing
+    newline, or with another default indent or newline than the first one seen, is generated
+    whole. libcst nodes are immutable, and a statement a transformer did not enter keeps its
+    identity, which is the key here (``statement`` holds each node, so its id is not reused).
+    """
+
+    def __init__(self):
+        self._memo: dict[int, tuple[cst.CSTNode, str]] = {}
+        self._config: tuple[str, str] | None = None
+
+    def __call__(self, module: cst.Module) -> str:
+        config = (module.default_indent, module.default_newline)
+        self._config = self._config or config
+        if not module.has_trailing_newline or config != self._config:
+            return module.code
+        parts = [self.statement(node, module) for node in (*module.header, *module.body, *module.footer)]
+        return "".join(parts) or module.default_newline
+
+    def statement(self, node: cst.CSTNode, module: cst.Module) -> str:
+        """The code of one top-level statement (or header or footer line) of ``module``."""
+        got = self._memo.get(id(node))
+        if got is None or got[0] is not node:
+            got = self._memo[id(node)] = (node, module.code_for_node(node))
+        return got[1]
+
+
+def module_code(module: cst.Module) -> str:
+    return module.code
+
+
 @dataclass
 class Located:
     """A parsed module with every statement's position, for matching ``ast`` positions."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .check import findings
-from .cst_util import Located, comment_line
+from .cst_util import Located, ModuleCode, comment_line
 from .model import ClassAnalysis, ClassPlan, ModulePatch
 from .index import ModuleInfo
 from .rules import (
@@ -177,8 +177,10 @@ def rewrite_module(index, analyses: list[ClassAnalysis], markers: bool = True, p
             tree = add_import(tree, module, obj, asname=alias, here=(cinfo.name, cinfo.is_package))
             rw.plan.inlined.append(f"import added under an alias, so the moved code keeps its meaning: `{obj or module}` as `{alias}`")
     sources = [a.parent.module for a in analyses]
-    tree, text, added = add_missing(tree, tree.code, before, cinfo.rel, cinfo, sources)
-    text, removed, kept = remove_unused(tree, text, before, cinfo.rel, cinfo, index)
+    render = ModuleCode()
+    rewritten = render(tree)
+    tree, text, added = add_missing(tree, rewritten, before, cinfo.rel, cinfo, sources, render)
+    text, removed, kept = remove_unused(tree, text, before, cinfo.rel, cinfo, index, checked=rewritten, render=render)
     if presented:
         text = rewrite_format.apply(before, text, rewrite_format.style_of(index.tree))
         changed = {n for lo, hi in rewrite_format.changed_ranges(before, text) for n in range(lo, hi + 1)}

@@ -37,7 +37,7 @@ import libcst as cst
 
 from ..ast_util import child_blocks, dotted_name, resolve_relative
 from ..check import findings, names_of
-from ..cst_util import code_of
+from ..cst_util import ModuleCode, code_of, module_code
 from ..errors import UnsafeError
 from ..index import Index, ModuleInfo
 
@@ -79,11 +79,11 @@ def module_level_defs(mod: ModuleInfo) -> set[str]:
 
 
 def add_missing(tree: cst.Module, text: str, before: str, filename: str, cmod: ModuleInfo,
-                sources: list[ModuleInfo]) -> tuple[cst.Module, str, list[str]]:
+                sources: list[ModuleInfo], render=module_code) -> tuple[cst.Module, str, list[str]]:
     """Import, from where the parent's module gets them, the names the new code lacks.
 
     ``text`` is ``tree``'s code (generating it costs as much as a pyflakes pass); the tree and
-    its code come back."""
+    its code (``render``: ``Module.code``, or a ``ModuleCode`` of the rewrite) come back."""
     missing = sorted(names_of(findings(text, filename), "UndefinedName") - names_of(findings(before, filename), "UndefinedName"))
     if not missing:
         return tree, text, []
@@ -105,7 +105,7 @@ def add_missing(tree: cst.Module, text: str, before: str, filename: str, cmod: M
         module, obj, asname, guarded = spec
         added.append(f"{'from ' + module + ' import ' + obj if obj else 'import ' + module}{' as ' + asname if asname else ''}{' (under TYPE_CHECKING)' if guarded else ''}")
         tree = add_import(tree, module, obj, asname, type_checking=guarded, here=(cmod.name, cmod.is_package))
-    return tree, tree.code, added
+    return tree, render(tree), added
 
 
 def _import_module(stmt) -> str | None:
@@ -248,13 +248,18 @@ def _add_type_checking(tree: cst.Module, specs) -> cst.Module:
 
 
 def remove_unused(tree: cst.Module, text: str, before: str, filename: str, cmod: ModuleInfo,
-                  index: Index) -> tuple[str, list[str], list[str]]:
+                  index: Index, checked: str | None = None, render=module_code) -> tuple[str, list[str], list[str]]:
     """Remove the imports the rewrite left unused, unless someone else still imports them from here.
 
-    ``text`` is ``tree``'s code. Returns (text, removed names, names kept on purpose with the
-    pyflakes key they show up under).
+    ``text`` is ``tree``'s code. ``checked``: a text whose unused imports are ``text``'s, whose
+    pyflakes findings are made already: ``text`` before ``add_missing`` added imports, which
+    bind names that the text used and left undefined, so they are used, and they change no
+    other import's use (a pyflakes pass saved; were that ever wrong, the check stage finds the
+    unused import and refuses the patch). Returns (text, removed names, names kept on purpose
+    with the pyflakes key they show up under).
     """
-    unused = sorted(names_of(findings(text, filename), "UnusedImport") - names_of(findings(before, filename), "UnusedImport"))
+    flagged = findings(checked if checked is not None else text, filename)
+    unused = sorted(names_of(flagged, "UnusedImport") - names_of(findings(before, filename), "UnusedImport"))
     if not unused:
         return text, [], []
     if _reads_its_namespace(before):
@@ -270,10 +275,18 @@ def remove_unused(tree: cst.Module, text: str, before: str, filename: str, cmod:
     if not drop:
         return text, [], kept
 
+    top = {id(s) for s in tree.body}
+
     class Remover(cst.CSTTransformer):
         def on_visit(self, node):
             # Only statements hold imports: expressions, most of a module's nodes, are not
-            # entered (leave_ still runs on the node itself).
+            # entered (leave_ still runs on the node itself); nor is a top-level statement
+            # whose code spells no import of a name to drop, which also keeps its identity
+            # for ``render``.
+            if id(node) in top and isinstance(render, ModuleCode):
+                code = render.statement(node, tree)
+                if "import" not in code or not any(name in code for name in drop):
+                    return False
             return isinstance(node, _STATEMENT_HOLDERS)
 
         def leave_SimpleStatementLine(self, original, updated):
@@ -293,12 +306,12 @@ def remove_unused(tree: cst.Module, text: str, before: str, filename: str, cmod:
             return updated.with_changes(body=[imp.with_changes(names=keep)])
 
     tree = tree.visit(Remover())
-    out = tree.code
+    out = render(tree)
     if tree.body and not tree.header and text[:1] not in ("\n", "\r") and out[:1] in ("\n", "\r"):
         # The first statement went: its successor's blank lines would open the file.
         first = tree.body[0]
         tree = tree.with_changes(body=[first.with_changes(leading_lines=[l for l in first.leading_lines if l.comment is not None])] + list(tree.body[1:]))
-        out = tree.code
+        out = render(tree)
     return out, sorted(drop), kept
 
 

@@ -1,5 +1,6 @@
 """The import fixer alone: add what new code lacks, remove what became unused (codemod/rules/rewrite_imports.py)."""
 
+import pytest
 import libcst as cst
 
 from codemod.rules.rewrite_imports import add_import
@@ -38,3 +39,29 @@ def test_type_checking_imports_go_under_the_guard():
 def test_near_miss_a_relative_import_of_the_same_module_is_merged():
     text = "from .base import Alpha\n"
     assert added(text, "pkg.base", "Beta", here=("pkg.child", False)) == "from .base import Alpha, Beta\n"
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param("", id="empty"),
+    pytest.param("# only a comment\n", id="comment-only"),
+    pytest.param("import os\n\n\nclass A:\n    def f(self):\n        import sys\n        return sys\n", id="plain"),
+    pytest.param("x = 1\r\nif x:\r\n    y = 2\r\n", id="crlf"),
+    pytest.param("def f():\n\treturn 1\n", id="tabs"),
+    pytest.param("x = 1", id="no-trailing-newline"),
+    pytest.param("#!/usr/bin/env python\n# header\n\nx = 1\n\n# footer\n", id="header-and-footer"),
+])
+def test_module_code_is_libcst_s_code(text):
+    """``ModuleCode`` gives ``Module.code`` byte for byte, for a module and for versions of it
+    that share statements, drop one and add one."""
+    import libcst as cst
+
+    from codemod.cst_util import ModuleCode
+
+    render = ModuleCode()
+    module = cst.parse_module(text)
+    assert render(module) == module.code == text
+    if module.body:
+        dropped = module.with_changes(body=module.body[1:])
+        assert render(dropped) == dropped.code
+    added = module.with_changes(body=[cst.parse_statement("import re\n"), *module.body])
+    assert render(added) == added.code
