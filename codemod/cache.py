@@ -24,7 +24,7 @@ from .discover import Tree
 from .fileio import cache_dir, write_cache_file
 from .model import Result
 from .options import Options
-from .word_index import words_in
+from .word_index import snapshot_path, words_in
 
 KEEP = 64  # cache entries kept
 
@@ -46,6 +46,11 @@ class RunCache:
         self.tree = tree
         key = json.dumps([code_hash(), str(tree.root), *options.cache_key()])
         self.path = cache_dir() / "runs" / (hashlib.sha1(key.encode()).hexdigest() + ".json")
+
+    @property
+    def snapshot(self) -> Path:
+        """Where the word index of this run's tree is kept between runs."""
+        return snapshot_path(self.tree.root)
 
     def load(self) -> Result | None:
         return load(self.tree, self.path)

@@ -298,19 +298,14 @@ def _second_pass(index: Index, options: Options, analyses: list[ClassAnalysis], 
     return drop_gone_callers.joint(index, [a for a in analyses if would_decouple(a, limits)], reanalyse)
 
 
-def run_pipeline(tree: Tree, options: Options) -> int:
-    from .cache import RunCache
-
-    # A run judged by the tests is never reused: the tests may read what the cache does not watch.
-    cache = None if options.no_cache or options.test else RunCache(tree, options)
+def run_pipeline(tree: Tree, options: Options, cache=None) -> int:
+    """``cache``: the run's ``RunCache``, or None when the cache is off (``--no-cache``, ``--test``)."""
     result = cache.load() if cache is not None else None
     if result is not None:
         print("decouple: reused the previous run's result (no file it depends on changed)", file=sys.stderr)
     else:
         if cache is not None:
-            from .word_index import snapshot_path
-
-            tree.index_snapshot = snapshot_path(tree.root)
+            tree.index_snapshot = cache.snapshot
         result = compute(tree, options)
         if cache is not None:
             cache.store(result)
