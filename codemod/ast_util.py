@@ -22,31 +22,65 @@ def walk(node: ast.AST, parents: dict | None = None) -> list[ast.AST]:
 
     A run visits millions of nodes, and ``ast.walk``'s two layers of generators cost more
     than the work done per node; ``parents``, when given, is filled with child id -> parent.
+    The fields the grammar gives a name, a string or a number (``_SCALAR_FIELDS``) are not
+    looked at: ``Name``, ``Constant`` and ``Attribute``, most of a module's nodes, then cost
+    no attribute lookup, or one.
     """
     out = [node]
     append = out.append
-    i = 0
     AST = ast.AST
     fields_of = _NODE_FIELDS
-    while i < len(out):
-        n = out[i]
-        i += 1
+    # The list grows while it is iterated: each node's children go on its end.
+    if parents is None:
+        for n in out:
+            fields = fields_of.get(n.__class__)
+            if fields is None:
+                fields = _fields(n.__class__)
+            for name in fields:
+                v = getattr(n, name, None)
+                if v.__class__ is list:
+                    for c in v:
+                        if isinstance(c, AST):
+                            append(c)
+                elif isinstance(v, AST):
+                    append(v)
+        return out
+    for n in out:
         fields = fields_of.get(n.__class__)
         if fields is None:
-            fields = fields_of[n.__class__] = tuple(f for f in n._fields if f not in ("ctx", "op"))
+            fields = _fields(n.__class__)
         for name in fields:
             v = getattr(n, name, None)
             if v.__class__ is list:
                 for c in v:
                     if isinstance(c, AST):
                         append(c)
-                        if parents is not None:
-                            parents[id(c)] = n
+                        parents[id(c)] = n
             elif isinstance(v, AST):
                 append(v)
-                if parents is not None:
-                    parents[id(v)] = n
+                parents[id(v)] = n
     return out
+
+
+# Fields that hold an identifier, a string, a number or a list of identifiers in every Python
+# version's grammar (a field not named here is looked at, so a new one is never missed: 3.12's
+# ``TypeAlias.name`` is an expression, and is walked).
+_SCALAR_FIELDS = {
+    "FunctionDef": ("name", "type_comment"), "AsyncFunctionDef": ("name", "type_comment"), "ClassDef": ("name",),
+    "Assign": ("type_comment",), "For": ("type_comment",), "AsyncFor": ("type_comment",), "With": ("type_comment",),
+    "AsyncWith": ("type_comment",), "AnnAssign": ("simple",), "ImportFrom": ("module", "level"), "Global": ("names",),
+    "Nonlocal": ("names",), "Attribute": ("attr",), "Name": ("id",), "Constant": ("value", "kind"),
+    "FormattedValue": ("conversion",), "comprehension": ("is_async",), "ExceptHandler": ("name",),
+    "arg": ("arg", "type_comment"), "keyword": ("arg",), "alias": ("name", "asname"), "MatchSingleton": ("value",),
+    "MatchStar": ("name",), "MatchAs": ("name",), "MatchClass": ("kwd_attrs",), "MatchMapping": ("rest",),
+    "TypeIgnore": ("lineno", "tag"), "TypeVar": ("name",), "ParamSpec": ("name",), "TypeVarTuple": ("name",),
+}
+
+
+def _fields(cls: type) -> tuple[str, ...]:
+    skip = _SCALAR_FIELDS.get(cls.__name__, ())
+    fields = _NODE_FIELDS[cls] = tuple(f for f in cls._fields if f not in ("ctx", "op") and f not in skip)
+    return fields
 
 
 BLOCK_STATEMENTS = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While) + (
