@@ -31,20 +31,6 @@ def walk(node: ast.AST, parents: dict | None = None) -> list[ast.AST]:
     AST = ast.AST
     fields_of = _NODE_FIELDS
     # The list grows while it is iterated: each node's children go on its end.
-    if parents is None:
-        for n in out:
-            fields = fields_of.get(n.__class__)
-            if fields is None:
-                fields = _fields(n.__class__)
-            for name in fields:
-                v = getattr(n, name, None)
-                if v.__class__ is list:
-                    for c in v:
-                        if isinstance(c, AST):
-                            append(c)
-                elif isinstance(v, AST):
-                    append(v)
-        return out
     for n in out:
         fields = fields_of.get(n.__class__)
         if fields is None:
@@ -55,10 +41,12 @@ def walk(node: ast.AST, parents: dict | None = None) -> list[ast.AST]:
                 for c in v:
                     if isinstance(c, AST):
                         append(c)
-                        parents[id(c)] = n
+                        if parents is not None:
+                            parents[id(c)] = n
             elif isinstance(v, AST):
                 append(v)
-                parents[id(v)] = n
+                if parents is not None:
+                    parents[id(v)] = n
     return out
 
 

@@ -39,6 +39,19 @@ def code_hash() -> str:
     return h.hexdigest()
 
 
+def open_run(tree: Tree, options: Options) -> "RunCache | None":
+    """The run's cache entry, or None when the cache is off (``--no-cache``; ``--test``, whose
+    tests may read what the cache does not watch). The tree's word index is kept with the cache;
+    with no result stored for this run, the index starts now, so that its worker processes
+    read the tree while the caller imports the pipeline."""
+    cache = None if options.no_cache or options.test else RunCache(tree, options)
+    if cache is not None:
+        tree.index_snapshot = snapshot_path(tree.root)
+    if cache is None or not cache.path.exists():
+        tree.begin_word_index()
+    return cache
+
+
 class RunCache:
     """The cache entry of one run: its key is the tool's code, ROOT and the options."""
 
@@ -46,11 +59,6 @@ class RunCache:
         self.tree = tree
         key = json.dumps([code_hash(), str(tree.root), *options.cache_key()])
         self.path = cache_dir() / "runs" / (hashlib.sha1(key.encode()).hexdigest() + ".json")
-
-    @property
-    def snapshot(self) -> Path:
-        """Where the word index of this run's tree is kept between runs."""
-        return snapshot_path(self.tree.root)
 
     def load(self) -> Result | None:
         return load(self.tree, self.path)

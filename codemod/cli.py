@@ -214,19 +214,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args) -> int:
-    from .cache import RunCache
+    from .cache import open_run
     from .options import Options
 
     options = Options.from_args(args)
     tree = open_tree(options.root)
-    # A run the tests judge is never reused: the tests may read what the cache does not watch.
-    cache = None if options.no_cache or options.test else RunCache(tree, options)
-    if cache is None or not cache.path.exists():
-        # No result to reuse: the word index starts now, so that its worker processes read the
-        # tree while this process imports the pipeline.
-        if cache is not None:
-            tree.index_snapshot = cache.snapshot
-        tree.begin_word_index()
+    cache = open_run(tree, options)  # before the pipeline's imports: it may start the word index
     from .pipeline import run_pipeline
 
     return run_pipeline(tree, options, cache)

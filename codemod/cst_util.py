@@ -54,10 +54,6 @@ class ModuleCode:
         return got[1]
 
 
-def module_code(module: cst.Module) -> str:
-    return module.code
-
-
 @dataclass
 class Located:
     """A parsed module with every statement's position, for matching ``ast`` positions."""

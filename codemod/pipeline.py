@@ -299,13 +299,11 @@ def _second_pass(index: Index, options: Options, analyses: list[ClassAnalysis], 
 
 
 def run_pipeline(tree: Tree, options: Options, cache=None) -> int:
-    """``cache``: the run's ``RunCache``, or None when the cache is off (``--no-cache``, ``--test``)."""
+    """``cache``: the run's ``RunCache`` (``cache.open_run``), or None when the cache is off."""
     result = cache.load() if cache is not None else None
     if result is not None:
         print("decouple: reused the previous run's result (no file it depends on changed)", file=sys.stderr)
     else:
-        if cache is not None:
-            tree.index_snapshot = cache.snapshot
         result = compute(tree, options)
         if cache is not None:
             cache.store(result)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..ast_util import dotted_name, is_static
+from ..ast_util import dotted_name, first_param, is_static
 from .hasattr_tests import lacking_partner
 from ..index import ClassInfo, Index, ModuleInfo, enclosing, enclosing_def, scope_of
 from ..model import Receiver
@@ -300,5 +300,4 @@ def _own_first_param(mod: ModuleInfo, recv: ast.AST, at: ast.AST) -> bool:
     fn = scope_of(mod, at)
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or is_static(fn):
         return False
-    first = fn.args.posonlyargs + fn.args.args
-    return bool(first) and first[0].arg == recv.id and isinstance(mod.parents.get(id(fn)), ast.ClassDef)
+    return first_param(fn) == recv.id and isinstance(mod.parents.get(id(fn)), ast.ClassDef)

@@ -37,7 +37,7 @@ import libcst as cst
 
 from ..ast_util import child_blocks, dotted_name, resolve_relative
 from ..check import findings, names_of
-from ..cst_util import ModuleCode, code_of, module_code
+from ..cst_util import ModuleCode, code_of
 from ..errors import UnsafeError
 from ..index import Index, ModuleInfo
 
@@ -79,11 +79,11 @@ def module_level_defs(mod: ModuleInfo) -> set[str]:
 
 
 def add_missing(tree: cst.Module, text: str, before: str, filename: str, cmod: ModuleInfo,
-                sources: list[ModuleInfo], render=module_code) -> tuple[cst.Module, str, list[str]]:
+                sources: list[ModuleInfo], render: ModuleCode | None = None) -> tuple[cst.Module, str, list[str]]:
     """Import, from where the parent's module gets them, the names the new code lacks.
 
     ``text`` is ``tree``'s code (generating it costs as much as a pyflakes pass); the tree and
-    its code (``render``: ``Module.code``, or a ``ModuleCode`` of the rewrite) come back."""
+    its code (made by ``render``, the rewrite's ``ModuleCode``) come back."""
     missing = sorted(names_of(findings(text, filename), "UndefinedName") - names_of(findings(before, filename), "UndefinedName"))
     if not missing:
         return tree, text, []
@@ -105,7 +105,7 @@ def add_missing(tree: cst.Module, text: str, before: str, filename: str, cmod: M
         module, obj, asname, guarded = spec
         added.append(f"{'from ' + module + ' import ' + obj if obj else 'import ' + module}{' as ' + asname if asname else ''}{' (under TYPE_CHECKING)' if guarded else ''}")
         tree = add_import(tree, module, obj, asname, type_checking=guarded, here=(cmod.name, cmod.is_package))
-    return tree, render(tree), added
+    return tree, (render or ModuleCode())(tree), added
 
 
 def _import_module(stmt) -> str | None:
@@ -248,7 +248,7 @@ def _add_type_checking(tree: cst.Module, specs) -> cst.Module:
 
 
 def remove_unused(tree: cst.Module, text: str, before: str, filename: str, cmod: ModuleInfo,
-                  index: Index, checked: str | None = None, render=module_code) -> tuple[str, list[str], list[str]]:
+                  index: Index, checked: str | None = None, render: ModuleCode | None = None) -> tuple[str, list[str], list[str]]:
     """Remove the imports the rewrite left unused, unless someone else still imports them from here.
 
     ``text`` is ``tree``'s code. ``checked``: a text whose unused imports are ``text``'s, whose
@@ -275,6 +275,7 @@ def remove_unused(tree: cst.Module, text: str, before: str, filename: str, cmod:
     if not drop:
         return text, [], kept
 
+    render = render or ModuleCode()
     top = {id(s) for s in tree.body}
 
     class Remover(cst.CSTTransformer):
@@ -283,7 +284,7 @@ def remove_unused(tree: cst.Module, text: str, before: str, filename: str, cmod:
             # entered (leave_ still runs on the node itself); nor is a top-level statement
             # whose code spells no import of a name to drop, which also keeps its identity
             # for ``render``.
-            if id(node) in top and isinstance(render, ModuleCode):
+            if id(node) in top:
                 code = render.statement(node, tree)
                 if "import" not in code or not any(name in code for name in drop):
                     return False
