@@ -119,8 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="before the analysis decides, run the shell command CMD once in a throw-away copy of ROOT with "
                         "each analysed class instrumented, and keep every parent member it reads on an instance of the "
                         "class that the static analysis would drop (rule DC120; report.md lists them under 'Found only "
-                        "at run time'). A failing CMD still counts, and the report says so; code touching instances of "
-                        "the class runs some 3 to 6 times slower traced, the rest at full speed. ROOT is never touched")
+                        "at run time'). A failing CMD still counts, and the report says so. Only code touching instances "
+                        "of the class pays: sqlparse's suite runs 1.17x its time with TokenList traced, a loop doing "
+                        "nothing but read attributes of an instance up to 15x. ROOT is never touched")
     p.add_argument("--test-timeout", type=float, metavar="SECONDS",
                    help="with --test: the limit of each run of CMD (default 1200, 20 minutes); also --trace's")
     p.add_argument("--keep-test-copies", action="store_true",

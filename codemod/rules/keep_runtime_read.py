@@ -25,8 +25,10 @@ run time. A run of the tests shows such reads on real instances.
   judges it. Nor is a read of a member the class provides itself (it defines it, or assigns
   it on every path of its ``__init__``).
 - A write is a use only through a property (a plain store makes the attribute).
-- Tracing slows the code that touches instances of the class (each attribute access calls
-  the wrapper): on a suite that does little else, some 3 to 6 times; elsewhere nothing.
+- Tracing slows the code that touches instances of the class, and only that: each attribute
+  access on one calls a Python-level wrapper. sqlparse 0.5.3's suite (2 s) runs 1.17x its
+  time with ``TokenList``, the class of every grouped token, traced; a loop that does nothing
+  but read attributes of an instance runs some 8x slower, 15x on the parent's member names.
 
 ## Fix safety
 Keeping is always safe: the member and what it needs stay as they were.

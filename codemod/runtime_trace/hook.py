@@ -19,8 +19,17 @@ import json
 import os
 import sys
 import weakref
+from functools import partial
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
+# PYTEST_CURRENT_TEST, read on every recorded access: the environment's own table where
+# CPython has it (a dict lookup), decoded only when a record is written.
+_TEST_KEY = "PYTEST_CURRENT_TEST"
+try:
+    _test = partial(os.environ._data.get, os.environ.encodekey(_TEST_KEY))
+    _decode = os.environ.decodevalue
+except AttributeError:
+    _test, _decode = partial(os.environ.get, _TEST_KEY), str
 HOOKS = ("__getattribute__", "__setattr__", "__delattr__")
 
 
@@ -72,19 +81,17 @@ class _Tracer:
             name = self.files[code.co_filename] = real
         return name, frame.f_lineno
 
-    def record(self, target, kind, member, frame):
-        while frame is not None and frame.f_code.co_filename == __file__:  # a subclass's wrapper calling C's
+    def record(self, target, kind, member, frame, test):
+        while frame.f_code.co_filename == __file__:  # a hook calling a hook: the caller is further out
             frame = frame.f_back
-        if frame is None:
-            return
         real, line = self.place(frame)
         for f, a, b in target.skip:
             if real == f and a <= frame.f_code.co_firstlineno <= b:
                 return
         if real.startswith(self.root + os.sep):
             real = os.path.relpath(real, self.root).replace(os.sep, "/")
-        test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
-        self.recorder.add([target.qualname, kind, member, real, line, test])
+        test = _decode(test) if isinstance(test, bytes) else test or ""
+        self.recorder.add([target.qualname, kind, member, real, line, test.rsplit(" (", 1)[0]])
 
     def instrument(self, module):
         for t in self.targets:
@@ -98,22 +105,32 @@ class _Tracer:
     def wrap(self, cls, t, hooks):
         self.done.add(cls)
         tracer, names, getframe = self, t.names, sys._getframe
+        # What a wrapper already looked at: (member, code, line, test). A line that runs again,
+        # the common case, costs a frame, a tuple and a set lookup.
+        seen = {kind: set() for kind in ("read", "write", "delete")}
         if "__getattribute__" in hooks:
-            get = cls.__getattribute__
+            get, seen_read = cls.__getattribute__, seen["read"]
 
             def __getattribute__(self, name):
                 if name in names:
-                    tracer.record(t, "read", name, getframe(1))
+                    f = getframe(1)
+                    key = (name, f.f_code, f.f_lineno, _test())
+                    if key not in seen_read:
+                        seen_read.add(key)
+                        tracer.record(t, "read", name, f, key[3])
                 return get(self, name)
             cls.__getattribute__ = __getattribute__
         for hook, kind in (("__setattr__", "write"), ("__delattr__", "delete")):
             if hook not in hooks:
                 continue
-            original = getattr(cls, hook)
 
-            def wrapper(self, name, *value, _original=original, _kind=kind):
+            def wrapper(self, name, *value, _original=getattr(cls, hook), _kind=kind, _seen=seen[kind]):
                 if name in names:
-                    tracer.record(t, _kind, name, getframe(1))
+                    f = getframe(1)
+                    key = (name, f.f_code, f.f_lineno, _test())
+                    if key not in _seen:
+                        _seen.add(key)
+                        tracer.record(t, _kind, name, f, key[3])
                 return _original(self, name, *value)
             wrapper.__name__ = hook
             setattr(cls, hook, wrapper)
