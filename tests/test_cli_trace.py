@@ -294,3 +294,32 @@ def test_records_are_read_once_each_and_a_torn_line_is_skipped(tmp_path):
     records.mkdir()
     (records / "1.jsonl").write_text('["m.C", "read", "x", "f.py", 3, ""]\n["m.C", "read", "x", "f.py", 3, ""]\n["m.C", "re')
     assert [(a.member, a.line) for a in read_records(records)["m.C"]] == [("x", 3)]
+
+
+HOOKS_TEST = '''\
+import json
+from pathlib import Path
+
+from shop.light import LightEngine
+
+
+def test_shutdown_hooks_run():
+    e = LightEngine("a")
+    for name in json.loads((Path(__file__).parent / "hooks.json").read_text()):
+        getattr(e, name)()
+'''
+
+
+def test_a_method_read_at_run_time_keeps_what_it_needs(tmp_path):
+    """``flush`` is read by a name from a data file; the closure then keeps ``db``, which it
+    reads, and the slice the statement that builds it."""
+    tree = project(tmp_path / "p", **{"tests/hooks.json": '["flush"]\n', "tests/test_hooks.py": HOOKS_TEST,
+                                      "tests/columns.json": '["name"]\n'})
+    code, _, err = decouple(".", *SELECT, "--trace", PYTEST, "--test", PYTEST, "--output", tmp_path / "out", cwd=tree)
+    assert code == 0, err
+    c = json.loads((tmp_path / "out" / "report.json").read_text())["classes"][0]
+    assert [f["member"] for f in c["found_at_run_time"]] == ["flush"]
+    rules = {k["member"]: k["evidence"][0]["rule"] for k in c["kept"]}
+    assert rules["flush"] == "DC120" and rules["db"] == "DC103" and "buffer" not in rules
+    patched = (tmp_path / "out" / "files" / "shop" / "light.py").read_text()
+    assert "sqlite3.connect" in patched and "def flush" in patched and "1_000_000" not in patched
