@@ -12,50 +12,22 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from conftest import tree_hashes, write_files
-from test_cli_newuser import SCRIPT, decouple
+from test_cli_gate import _installed  # noqa: F401 (the copies go to a folder each test can see emptied)
+from test_cli_newuser import ENGINE as NEWUSER_ENGINE, LIGHT, decouple
 
 from codemod.runtime_trace import DIR_VAR, HOOK, SPEC_VAR, read_records
 
 PYTEST = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
 SELECT = ("--class", "LightEngine")
 
-ENGINE = '''\
-import sqlite3
-
-
-class Engine:
-    def submit(self, job):
-        return job
-
-
-class HeavyEngine(Engine):
-    def __init__(self, name, region="eu"):
+# The engine of the other CLI tests, with one more attribute that only a data file names.
+ENGINE = NEWUSER_ENGINE.replace("""    def __init__(self, name):
+        self.name = name
+""", """    def __init__(self, name, region="eu"):
         self.name = name
         self.region = region
-        self.db = sqlite3.connect(":memory:")
-        self.buffer = [0] * 1_000_000
-
-    def submit(self, job):
-        return (self.name, job)
-
-    def flush(self):
-        self.db.commit()
-'''
-LIGHT = '''\
-from .engine import HeavyEngine
-
-
-class LightEngine(HeavyEngine):
-    def __init__(self, name):
-        super().__init__(name)
-        self.jobs = []
-
-    def run(self, job):
-        self.jobs.append(job)
-        return self.name
-'''
+""")
 # The columns come from a data file: the read of ``region`` is there at run time only. The test
 # asserts on the row count, not on the values: only a run of it can tell that it needs ``region``.
 EXPORT_TEST = '''\
@@ -105,15 +77,6 @@ def project(root: Path, **extra: str) -> Path:
              "tests/columns.json": '["name", "region"]\n', "tests/test_export.py": EXPORT_TEST}
     files.update(extra)
     return write_files(root, files)
-
-
-@pytest.fixture(autouse=True)
-def _installed(tmp_path, monkeypatch):
-    if not SCRIPT.exists():
-        pytest.skip("the decouple console script is not installed beside this interpreter")
-    monkeypatch.setenv("DECOUPLE_CACHE_DIR", str(tmp_path / "cache"))
-    (tmp_path / "tmp").mkdir()
-    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
 
 
 def pytest_on(tree: Path) -> subprocess.CompletedProcess:

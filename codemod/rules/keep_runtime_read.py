@@ -45,6 +45,8 @@ NAME = "keep-runtime-read"
 def run(st, accesses) -> bool:
     """Keep each member ``accesses`` (``runtime_trace.Access``) shows used on an instance and
     the analysis has not kept; True when one was kept."""
+    if not accesses:
+        return False
     a = st.a
     provided = st.satisfied()
     new = False

@@ -18,6 +18,7 @@ import importlib.util
 import json
 import os
 import sys
+import threading
 import weakref
 from functools import partial
 
@@ -41,16 +42,18 @@ class _Recorder:
         self.seen = set()
         self.pid = None
         self.file = None
+        self.lock = threading.Lock()  # threads of one process share its file: one whole line each
 
     def add(self, record):
         key = tuple(record)
-        if key in self.seen:
-            return
-        self.seen.add(key)
-        if self.pid != os.getpid():  # a forked child writes its own file
-            self.pid = os.getpid()
-            self.file = open(os.path.join(self.folder, f"{self.pid}.jsonl"), "a", buffering=1, encoding="utf-8")
-        self.file.write(json.dumps(record) + "\n")
+        with self.lock:
+            if key in self.seen:
+                return
+            self.seen.add(key)
+            if self.pid != os.getpid():  # a forked child writes its own file
+                self.pid = os.getpid()
+                self.file = open(os.path.join(self.folder, f"{self.pid}.jsonl"), "a", buffering=1, encoding="utf-8")
+            self.file.write(json.dumps(record) + "\n")
 
 
 class _Target:
