@@ -57,6 +57,7 @@ def render_md(rep: dict, verify: dict | None = None) -> str:
     elif rep.get("tests"):
         out.append("## Tests\n")
         out += _project_tests(rep["tests"]) + [""]
+    out += _run_time(rep)
     out.append("## Evidence\n")
     if any(c["kept"] for c in classes):
         out.append(_KEPT_INTRO + "\n")
@@ -313,6 +314,25 @@ def _project_tests(tests: dict) -> list[str]:
     if tests.get("not_run_after"):
         out.append(f"- Passed before the patch and not run after it: {len(tests['not_run_after'])}.")
     return out
+
+
+def _run_time(rep: dict) -> list[str]:
+    """``--trace``: the traced run, then each member it alone kept (DC120): a miss of the static analysis."""
+    trace = rep.get("trace")
+    if trace is None:
+        return []
+    rows = [(c, f) for c in rep["classes"] for f in c.get("found_at_run_time", ())]
+    ran = (f"`{_md(trace['command'])}` ran once, traced, in {trace['seconds']:.1f} s and recorded "
+           f"{counted(trace['accesses'], 'distinct access', 'distinct accesses')} to the parent's members")
+    failed = (f"; **the suite failed** ({_md(trace['failed'])}): what it read before failing counts all the same"
+              if trace.get("failed") else "")
+    out = ["## Found only at run time\n", f"{ran}{failed}. "
+           + (f"{counted(len(rows), 'member')} the static analysis would drop {'was' if len(rows) == 1 else 'were'} read "
+              "on an instance and kept (rule DC120); each is a use the static analysis missed:\n" if rows
+              else "Every member it read the static analysis keeps too.\n")]
+    out += [f"- `{c['name']}.{f['member']}` ({f['kind'].replace('_', ' ')}): `{f['file']}:{f['line']}`, {_md(f['use'])}"
+            for c, f in rows]
+    return out + [""]
 
 
 _KEPT_INTRO = ("Each kept member is listed with its strongest use: the class's own code, then the parent code it keeps, "
