@@ -13,7 +13,6 @@ import gc
 import json
 import os
 import sys
-from pathlib import Path
 from dataclasses import dataclass
 
 from . import config
@@ -240,19 +239,15 @@ def ignored(row: Row, allow: list[str]) -> bool:
 # ---- the command -----------------------------------------------------------------------
 
 def run_scan(args) -> int:
-    from .discover import open_tree
+    from .discover import DEFAULT_PACKAGE, DEFAULT_VERSION, open_tree
     from .word_index import snapshot_path
 
     if args.top < 0:
         raise UsageError(f"--top takes a number of classes, 0 or more, got {args.top}")
     if args.min_saving is not None and args.min_saving < 0:
         raise UsageError(f"--min-saving takes a number of points, 0 or more, got {args.min_saving}")
-    root = args.root
-    if root is None:
-        found = config.find_project(Path.cwd())
-        root = str(found) if found is not None else None
-    file = config.load(root)
-    tree = open_tree(root)
+    root, file = config.settle(args.root, args.sglang, DEFAULT_PACKAGE, DEFAULT_VERSION)
+    tree = open_tree(root, args.sglang or DEFAULT_VERSION)
     use_cache = not args.no_cache
     if use_cache:
         tree.index_snapshot = snapshot_path(tree.root)

@@ -16,17 +16,21 @@ from pathlib import Path
 from . import __version__
 from .console import display_path
 from .discover import DEFAULT_CLASSES, DEFAULT_PACKAGE, DEFAULT_VERSION, open_tree
-from .errors import EXIT_USAGE, DecoupleError
+from .errors import EXIT_OK, EXIT_USAGE, DecoupleError, NothingSelected
 
 HELP = f"""\
 Decouple a class from a heavyweight parent: find which members of the parent the
 class and the rest of the checkout really use (with file:line evidence), inline
 only those, reparent the class onto the parent's own base, and fix the imports.
 
-With no ROOT, ROOT is the nearest folder from the working folder up whose pyproject.toml has a
-[tool.decouple] table (as ruff finds its settings); with none, {DEFAULT_PACKAGE} {DEFAULT_VERSION}
-from PyPI (downloaded once, cached), on {', '.join(DEFAULT_CLASSES)}.
-A ROOT given needs --class, --parent, or its table's classes or parent.
+With no ROOT, ROOT is the project of the working folder: the nearest folder from there up whose
+pyproject.toml has a [tool.decouple] table (as ruff finds its settings), else the nearest with a
+pyproject.toml, setup.cfg, setup.py or .git. A run needs --class, --parent, or the table's classes
+or parent (the pre-commit hook passes --if-configured: with none, it checks nothing and exits 0).
+--sglang [VERSION] runs on that {DEFAULT_PACKAGE} release from PyPI instead (default {DEFAULT_VERSION};
+downloaded once, cached), on {', '.join(DEFAULT_CLASSES)} unless --class or --parent says otherwise.
+The report goes to .decouple/ at ROOT (for --sglang, in the working folder), which keeps
+itself out of git.
 
 ROOT's pyproject.toml may hold the defaults, so that CI can run `decouple ROOT --check` alone:
   [tool.decouple]
@@ -36,13 +40,13 @@ ROOT's pyproject.toml may hold the defaults, so that CI can run `decouple ROOT -
   max-copied-share = 0.5                      # --max-copied-share
   plain-gain = false                          # --plain-gain
   any-gain = false                            # --any-gain
-  test = "python -m pytest -q tests"          # --test
+  test = "python -m pytest -q tests"          # --test (not for --check or --diff)
   test-timeout = 1200                         # --test-timeout
   trace = "python -m pytest -q tests"         # --trace
 The command line wins: --class or --parent replaces both classes and parent, any other option
 its own key.
 
-`decouple scan [ROOT]` lists the classes of a tree that pay for parent work they do not use,
+`decouple scan [ROOT | --sglang [VERSION]]` lists the classes of a tree that pay for parent work they do not use,
 ranked by what they would save (see `decouple scan --help`). A ROOT folder literally named
 `scan` or `verify` is given with a path (`decouple ./scan`): the bare word names the command.
 
@@ -51,16 +55,42 @@ patched sources on a CUDA GPU (see `decouple verify --help`).
 """
 
 
+def add_tree_arguments(p: argparse.ArgumentParser, root_help: str) -> None:
+    """ROOT and --sglang, the two ways to name the tree, as ``decouple`` and ``decouple scan`` take them."""
+    p.add_argument("root", nargs="?", metavar="ROOT", help=root_help)
+    p.add_argument("--sglang", nargs="?", const=DEFAULT_VERSION, metavar="VERSION",
+                   help=f"work on this {DEFAULT_PACKAGE} release from PyPI (default {DEFAULT_VERSION}), downloaded once "
+                        "into the user cache directory, instead of ROOT")
+
+
+class MainParser(argparse.ArgumentParser):
+    """``decouple``'s parser, whose usage also shows the subcommands' usage; built only when
+    printed, since building those parsers would cost every run 15 ms."""
+
+    def _add_commands(self) -> None:
+        if self.usage is None:
+            lines = [argparse.ArgumentParser.format_usage(self)]
+            lines += [build().format_usage() for build in (build_scan_parser, build_verify_parser)]
+            self.usage = "".join(lines).replace("usage: ", " " * len("usage: "))[len("usage: "):].rstrip()
+
+    def format_usage(self) -> str:
+        self._add_commands()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self._add_commands()
+        return super().format_help()
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = MainParser(
         prog="decouple", description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="exit codes: 0 done (or nothing to change), 1 --check found changes, 2 bad usage or input, "
                "3 refused as unsafe (report.json says why; no patch is written)",
     )
-    p.add_argument("root", nargs="?", metavar="ROOT",
-                   help="a source tree: a git checkout (packages under python/ or src/), an unpacked wheel, or site-packages. "
-                        "Default: the nearest folder up with [tool.decouple] in its pyproject.toml, "
-                        f"else {DEFAULT_PACKAGE}=={DEFAULT_VERSION} from PyPI")
+    add_tree_arguments(p, "a source tree: a git checkout (packages under python/ or src/), an unpacked wheel, or "
+                          "site-packages. Default: the project of the working folder (the nearest folder up with "
+                          "[tool.decouple] in its pyproject.toml, else with a pyproject.toml, setup.cfg, setup.py or .git)")
     p.add_argument("--class", dest="classes", action="append", metavar="NAME", default=[],
                    help="class to decouple: Name or package.module:Name (repeatable); a name not found is an error "
                         "that suggests the closest class names of the tree")
@@ -70,8 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "without --class, selects every subclass of it in the tree")
     p.add_argument("--base", metavar="NAME", help="the new base (default: the parent's first base, or object)")
     p.add_argument("--output", "-o", metavar="DIR",
-                   help="where report.json, report.md, patch.diff and files/ go (default: output/; the run ends with "
-                        "a line on stdout saying what it wrote); '-' prints report.json on stdout and writes nothing else")
+                   help="where report.json, report.md, patch.diff and files/ go (default: .decouple/ at ROOT, for --sglang in "
+                        "the working folder, with a .gitignore of its own; a folder that holds the project's sources is "
+                        "refused; the run ends with a line on stdout saying what it wrote); '-' prints report.json on "
+                        "stdout and writes nothing else")
     p.add_argument("--diff", action="store_true", help="print the unified diff and write nothing (with --check: also the diff)")
     p.add_argument("--check", action="store_true",
                    help="write nothing; print what would change and why, one line each on stdout (the other classes' "
@@ -108,11 +140,16 @@ def build_parser() -> argparse.ArgumentParser:
                         "parent's members it does not use (a design change, not a saving; implies --plain-gain; rule DC505)")
     p.add_argument("--no-markers", action="store_true",
                    help="write no '# decouple: ...' comments in the patch (a second run still finds nothing to do)")
+    p.add_argument("--if-configured", action="store_true",
+                   help="with no class selected (no --class or --parent, and no classes or parent in [tool.decouple]), "
+                        "or outside any project, say so in one line and exit 0 instead of 2 (the pre-commit hook "
+                        "passes it, so that a project without the table is not checked)")
     p.add_argument("--test", metavar="CMD",
                    help="judge the patch by the project's own tests: run the shell command CMD in the root of a "
                         "throw-away copy of ROOT, twice unpatched (a test whose outcome differs is flaky: reported, "
                         "not evidence), then patched; a test that passed before and fails or no longer runs after refuses the run "
-                        "(exit 3, nothing written, rule DC512). pytest (CMD starting with pytest or python -m pytest) "
+                        "(exit 3, nothing written, rule DC512). With --check or --diff only CMD given here runs, never "
+                        "test = ... of [tool.decouple]. pytest (CMD starting with pytest or python -m pytest) "
                         "is judged test by test, any other command by its exit status; a command that fails before "
                         "the patch with no per-test outcomes, or with no test passing, is exit 2. ROOT is never touched")
     p.add_argument("--trace", metavar="CMD",
@@ -156,8 +193,9 @@ the source states it), loops, calls. A cheap pass covers the whole tree; the ful
 normal run (its verdict: decouple, decline with its reason, unsafe) runs on the --top N and on
 every class at or above --min-saving. Progress goes to stderr, the table to stdout.
 
-ROOT is found as for `decouple`: with none given, the nearest folder up with [tool.decouple] in
-its pyproject.toml, else the pinned SGLang release. A ROOT folder literally named `scan` or
+ROOT is found as for `decouple`: with none given, the project of the working folder (the
+nearest folder up with [tool.decouple] in its pyproject.toml, else with a pyproject.toml,
+setup.cfg, setup.py or .git); --sglang [VERSION] scans that SGLang release instead. A ROOT folder literally named `scan` or
 `verify` is given with a path: `decouple ./scan`, `decouple scan ./scan`.
 
 --check (for CI) exits 1 when a class the scan would decouple is not in ROOT's allow list:
@@ -172,7 +210,7 @@ def build_scan_parser() -> argparse.ArgumentParser:
         epilog="exit codes: 0 done (with --check: nothing new to decouple), 1 --check found a class to decouple "
                "that scan-ignore does not list, 2 bad usage or input",
     )
-    p.add_argument("root", nargs="?", metavar="ROOT", help="the source tree (default: as for decouple)")
+    add_tree_arguments(p, "the source tree (default: the project of the working folder, as for decouple)")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text",
                    help="text: a table for a terminal; markdown: for an issue or a pull request; json: a list of rows")
     p.add_argument("--top", type=int, default=5, metavar="N",
@@ -225,8 +263,14 @@ def run(args) -> int:
     from .cache import open_run
     from .options import Options
 
-    options = Options.from_args(args)
-    tree = open_tree(options.root)
+    try:
+        options = Options.from_args(args)
+    except NothingSelected as exc:
+        if not args.if_configured:
+            raise
+        print(f"decouple: nothing checked: {exc.note}", file=sys.stderr)
+        return EXIT_OK
+    tree = open_tree(options.root, options.release)
     cache = open_run(tree, options)  # before the pipeline's imports: it may start the word index
     from .pipeline import run_pipeline
 

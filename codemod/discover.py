@@ -1,7 +1,8 @@
-"""Find the sources to work on: a ROOT given by the user, or the pinned SGLang release.
+"""Find the sources to work on: a ROOT (given, or the project of the working folder), or an
+SGLang release asked for by name (``--sglang``).
 
 ROOT may be a git checkout (packages under ``python/`` or ``src/``), an unpacked
-wheel, or a site-packages directory. With no ROOT, the pinned SGLang release is
+wheel, or a site-packages directory. With ``--sglang``, the SGLang release is
 downloaded once from PyPI with ``pip download --no-deps``; its ``.py`` files are
 unpacked into the user cache directory, and the wheel is kept beside them for the
 tests that need a full, importable copy.
@@ -20,7 +21,7 @@ from functools import cached_property
 from pathlib import Path
 
 from .errors import UsageError
-from .fileio import OUTPUT_MARKER, cache_dir, decode_source, staged_directory
+from .fileio import OUTPUT_MARKER, OWN_OUTPUT, cache_dir, decode_source, staged_directory
 from .model import ReadLog
 from .word_index import WordIndex, begin
 
@@ -29,7 +30,7 @@ DEFAULT_VERSION = "0.5.23"
 DEFAULT_CLASSES = ("TRTLLMHAAttnBackend", "TRTLLMHAAttnMultiStepDraftBackend")
 
 # Folders that never hold the code under analysis.
-_SKIP_DIRS = {".git", "__pycache__", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "node_modules", ".mypy_cache", ".pytest_cache"}
+_SKIP_DIRS = {OWN_OUTPUT, ".git", "__pycache__", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "node_modules", ".mypy_cache", ".pytest_cache"}
 # Import roots inside a checkout, most specific first.
 _IMPORT_ROOT_DIRS = ("python", "src")
 
@@ -293,8 +294,8 @@ class Tree:
             self.word_index.write_snapshot()
 
 
-def open_tree(root: str | None) -> Tree:
-    """ROOT as given, or the pinned SGLang release when ROOT is omitted."""
+def open_tree(root: str | None, version: str = DEFAULT_VERSION) -> Tree:
+    """ROOT as given, or with None the SGLang release ``version`` (``--sglang``)."""
     if root is None:
-        return Tree.open(fetch_release())
+        return Tree.open(fetch_release(DEFAULT_PACKAGE, version))
     return Tree.open(root)

@@ -66,7 +66,7 @@ def emit(root: Path, options: Options, result: Result) -> int:
         if options.write:
             written += [display_path(root / rel) for rel in write_in_place(root, options, result)]
         if options.output is not None:
-            written += write_output_folder(options.output, result)
+            written += write_output_folder(options.output, result, options.output_ignored)
     if options.report_to_stdout:
         sys.stdout.write(report.json_text(result.report))
     else:
@@ -87,20 +87,24 @@ def print_diff(options: Options, diff: str) -> None:
     sys.stdout.write(colour_diff(diff) if options.colour else diff)
 
 
-def write_output_folder(out: Path, result: Result) -> list[str]:
-    """The report, and the patch when there is one; what was written, as the summary names it."""
+def write_output_folder(out: Path, result: Result, ignored: bool = False) -> list[str]:
+    """The report, and the patch when there is one; what was written, as the summary names it.
+    ``ignored``: the folder keeps itself out of git (a ``.gitignore`` of ``*`` in it)."""
     shown = display_path(out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"cannot write to {shown}: it is a file; give --output a folder")
     try:
         clear_outputs(out)
+        if ignored and not (out / ".gitignore").exists():
+            atomic_write(out / ".gitignore", b"# written by decouple: this folder is its output, not source\n*\n")
         if result.files:
             write_outputs(out, result.files, result.diff)
         report.write(out, result.report)
     except OSError as exc:
         raise UsageError(f"cannot write to {shown}: {exc.strerror or exc}") from None
-    patch = [str(out / "patch.diff")] if result.files else []
-    return patch + [str(out / "report.md"), str(out / "report.json")] + ([str(out / "files") + "/"] if result.files else [])
+    patch = ["patch.diff"] if result.files else []
+    return [display_path(out / name) for name in patch + ["report.md", "report.json"]] + (
+        [display_path(out / "files") + "/"] if result.files else [])
 
 
 def write_in_place(root: Path, options: Options, result: Result) -> list[str]:

@@ -20,6 +20,15 @@ class UsageError(DecoupleError):
     exit_code = EXIT_USAGE
 
 
+class NothingSelected(UsageError):
+    """No class to work on: no --class or --parent, and no table that names one (or no project
+    at all). Exit 2, or with ``--if-configured`` (the pre-commit hook) ``note`` and exit 0."""
+
+    def __init__(self, message: str, note: str):
+        super().__init__(message)
+        self.note = note
+
+
 class UnsafeError(DecoupleError):
     """The tool refuses to emit a patch: exit 3. ``rule``: the id of the rule that refused."""
 

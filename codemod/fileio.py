@@ -17,6 +17,9 @@ from pathlib import Path
 # Written into every output folder: only a folder holding it is one a run may clear, and no
 # run reads one as source (``--output`` inside ROOT would otherwise add a copy of each class).
 OUTPUT_MARKER = ".decouple-output"
+# The default output folder, at ROOT: the tool's own, with a .gitignore of "*" so that git
+# status stays clean (as .pytest_cache and .ruff_cache do); the tree walk never enters it.
+OWN_OUTPUT = ".decouple"
 
 
 def cache_dir() -> Path:

@@ -8,8 +8,9 @@ from pathlib import Path
 
 from . import config
 from .console import display_path, use_colour
-from .discover import DEFAULT_CLASSES
-from .errors import UsageError
+from .discover import DEFAULT_CLASSES, DEFAULT_PACKAGE, DEFAULT_VERSION, Tree
+from .errors import NothingSelected, UsageError
+from .fileio import OUTPUT_MARKER, OWN_OUTPUT
 from .model import Knowledge
 
 _CLASS_MEMBER = config.CLASS_MEMBER
@@ -19,11 +20,13 @@ STDOUT = "-"  # --output -: report.json on stdout, nothing written
 
 @dataclass(frozen=True)
 class Options:
-    root: str | None = None  # None: the pinned SGLang release
+    root: str | None = None  # None: the SGLang release ``release`` (--sglang)
+    release: str = DEFAULT_VERSION
     classes: tuple[str, ...] = ()
     parent: str | None = None
     base: str | None = None
     output: Path | None = None  # None: write no output folder
+    output_ignored: bool = False  # the default output folder: it gets a .gitignore of "*"
     report_to_stdout: bool = False  # --output -
     diff: bool = False
     check: bool = False
@@ -59,11 +62,7 @@ class Options:
         to_stdout = args.output == STDOUT
         if to_stdout and (args.diff or args.check):
             raise UsageError("--output - prints report.json on stdout, where --diff and --check print; give a folder")
-        root = args.root
-        if root is None:
-            found = config.find_project(Path.cwd())
-            root = str(found) if found is not None else None
-        file = config.load(root)
+        root, file = config.settle(args.root, args.sglang, DEFAULT_PACKAGE, DEFAULT_VERSION)
         # The selection is one thing: --class or --parent on the command line replaces the file's
         # classes and parent together, so that --parent alone still means "every subclass".
         if args.classes or args.parent:
@@ -72,10 +71,16 @@ class Options:
             classes, parent = tuple(file.get("classes", ())), file.get("parent")
         if not classes and not parent:
             if root is not None:  # the SGLang classes are the default of the SGLang release only
-                raise UsageError(f"nothing to decouple in {display_path(Path(root))}: pass --class NAME or --parent NAME, "
-                                 "or list them in its pyproject.toml ([tool.decouple] classes = [...])")
+                shown = display_path(Path(root))
+                raise NothingSelected(f"nothing to decouple in {shown}: pass --class NAME or --parent NAME, "
+                                      "or list them in its pyproject.toml ([tool.decouple] classes = [...])",
+                                      f"no class selected in {shown} (no --class or --parent, and no classes "
+                                      "or parent in [tool.decouple] of its pyproject.toml)")
             classes = DEFAULT_CLASSES
-        test = args.test if args.test is not None else file.get("test")
+        # --check and --diff stay static, as a pre-commit hook or a CI check expects: the table's
+        # tests judge only a run that writes (--write, --output), the command line's any run.
+        static = args.check or args.diff or args.analyse_only
+        test = args.test if args.test is not None else (None if static else file.get("test"))
         timeout = args.test_timeout if args.test_timeout is not None else file.get("test-timeout", 20 * 60)
         if test is not None and not test.strip():
             raise UsageError("--test takes a shell command, such as 'python -m pytest -q tests'")
@@ -101,9 +106,15 @@ class Options:
             if classes and q.partition(".")[0] not in classes:
                 raise UsageError(f"--assume-unused {q}: {q.partition('.')[0]} is not a class of this run ({', '.join(classes)})")
         quiet = args.check or args.diff or args.write or to_stdout
-        output = Path(args.output) if args.output and not to_stdout else (None if quiet else Path("output"))
+        output = Path(args.output) if args.output and not to_stdout else None
+        if output is not None and root is not None:
+            _refuse_source_folder(output, Path(root))
+        own = output is None and not quiet
+        if own:
+            output = (Path(root) if root is not None else Path()) / OWN_OUTPUT
         return cls(
-            root=root, classes=classes, parent=parent, base=args.base or file.get("base"), output=output,
+            root=root, release=args.sglang or DEFAULT_VERSION, classes=classes, parent=parent,
+            base=args.base or file.get("base"), output=output, output_ignored=own,
             report_to_stdout=to_stdout, diff=args.diff, check=args.check, write=args.write, force=args.force,
             analyse_only=args.analyse_only, emit_tests=args.emit_tests, all_uses=args.all_uses,
             no_cache=args.no_cache, max_copied_share=float(share), plain_gain=args.plain_gain or file.get("plain-gain", False),
@@ -129,3 +140,23 @@ class Options:
         return [list(self.classes), self.parent, self.base, self.analyse_only, self.emit_tests, self.all_uses,
                 self.max_copied_share, self.plain_gain, self.any_gain, self.markers, self.presented, self.test,
                 self.keep, self.trace, sorted(self.assume_unused)]
+
+
+def _refuse_source_folder(output: Path, root: Path) -> None:
+    """An ``--output`` that is ROOT, lies inside it or holds it must not hold the project's
+    sources: the run would write report.json and files/ among them. The tool's own folder (it
+    holds the marker) is the exception: its files/ are patched copies, never read as source."""
+    out, top = output.resolve(), root.resolve()
+    if (out / OUTPUT_MARKER).is_file():
+        return
+    if top.is_relative_to(out) and top != out:
+        held = f"ROOT {display_path(root)} lies in it"
+    elif out.is_relative_to(top) and out.is_dir():
+        files = Tree(out).files
+        if not files:
+            return
+        held = display_path(output / files[0])
+    else:
+        return
+    raise UsageError(f"--output {display_path(output)} holds the project's sources ({held}); give a folder of "
+                     f"its own, or leave --output out to write {display_path(root / OWN_OUTPUT)}/")

@@ -1,5 +1,6 @@
 """The pre-commit hook and the GitHub Actions example run what they say, against a fixture."""
 
+import os
 import shlex
 import subprocess
 import sys
@@ -31,6 +32,34 @@ def test_pre_commit_hook_fails_until_decoupled(tmp_path):
     assert fix.returncode == 0, fix.stderr
     second = subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
     assert second.returncode == 0, second.stderr
+
+
+def test_pre_commit_hook_on_a_project_without_a_table_checks_nothing(tmp_path):
+    # The hook runs at the top of the repository, with no ROOT and, as configured by most, no args.
+    tree = copy_tree(CASE, tmp_path / "repo")
+    (tree / ".git").mkdir()
+    cache = tmp_path / "cache"
+    env = {**os.environ, "DECOUPLE_CACHE_DIR": str(cache)}
+    hook = as_module(hook_entry())
+    for pyproject, says in (('[project]\nname = "shop"\n', ""),
+                            ('[tool.decoupel]\nclasses = ["Child"]\n', "decouple: warning: pyproject.toml has "
+                             "[tool.decoupel], not [tool.decouple]: its settings are not read\n"),
+                            (None, "")):
+        if pyproject is None:
+            (tree / "pyproject.toml").unlink()  # .git alone makes the folder the project
+        else:
+            (tree / "pyproject.toml").write_text(pyproject)
+        proc = subprocess.run(hook, cwd=tree, capture_output=True, text=True, env=env)
+        assert (proc.returncode, proc.stdout) == (0, ""), proc.stderr
+        assert proc.stderr == says + ("decouple: nothing checked: no class selected in . (no --class or --parent, "
+                                      "and no classes or parent in [tool.decouple] of its pyproject.toml)\n")
+    assert not (cache / "releases").exists()
+    # With the table, the same hook checks what it selects; its test command does not run.
+    ran = tmp_path / "ran"
+    (tree / "pyproject.toml").write_text(f'[tool.decouple]\nclasses = ["Child"]\ntest = "touch {ran}"\n')
+    proc = subprocess.run(hook, cwd=tree, capture_output=True, text=True, env=env)
+    assert proc.returncode == 1 and proc.stdout.startswith("pkg/child.py:4: Child would be decoupled from Parent")
+    assert not ran.exists()
 
 
 def test_github_actions_example_runs_a_check(tmp_path):

@@ -189,11 +189,12 @@ def test_options_need_test_and_a_patch(tmp_path):
     assert code == 2 and err.strip() == "decouple: error: --test judges a patch, and --analyse-only makes none"
 
 
-def test_pyproject_test_key_runs_the_gate(tmp_path):
+def test_pyproject_test_key_runs_the_gate_of_a_run_that_writes(tmp_path):
     tree = project(tmp_path / "p")
     (tree / "pyproject.toml").write_text('[tool.decouple]\nclasses = ["LightEngine"]\ntest = "false"\n')
-    code, _, err = decouple("--check", cwd=tree)
-    assert code == 2 and "decouple: error: the tests fail before the patch ('false' exits 1)" in err
+    for mode in (["--write"], ["--output", "out"], []):
+        code, _, err = decouple(*mode, cwd=tree)
+        assert code == 2 and "decouple: error: the tests fail before the patch ('false' exits 1)" in err, mode
     (tree / "pyproject.toml").write_text('[tool.decouple]\nclasses = ["LightEngine"]\ntest = 3\n')
     code, _, err = decouple("--check", cwd=tree)
     assert code == 2 and "[tool.decouple] test must be a shell command, got 3" in err

@@ -110,12 +110,12 @@ def _installed(tmp_path, monkeypatch):
 
 
 def test_output_into_the_project_keeps_the_users_files_folder(tmp_path):
-    tree = committed(project(tmp_path / "p", files__important_txt="mine\n"))
+    tree = committed(project(tmp_path / "p", docs__files__important_txt="mine\n"))
     before = tree_hashes(tree)
-    code, out, err = decouple(".", *SELECT, "--output", ".", cwd=tree)
+    code, out, err = decouple(".", *SELECT, "--output", "docs", cwd=tree)
     assert code == 2, err
-    assert one_error_line(err) == ("decouple: error: files was not written by decouple (no .decouple-output beside it); "
-                                   "give --output a new or empty folder, or remove it")
+    assert one_error_line(err) == ("decouple: error: docs/files was not written by decouple (no .decouple-output beside "
+                                   "it); give --output a new or empty folder, or remove it")
     assert tree_hashes(tree) == before and out == ""
 
 
@@ -431,3 +431,207 @@ def test_errors_say_what_failed_where_and_what_to_do(tmp_path, args, says):
     code, out, err = decouple(*args, "--check", cwd=tree)
     assert (code, out) == (2, "")
     assert one_error_line(err) == f"decouple: error: {says}"
+
+
+# ---- the user's own project first (issue 38) ---------------------------------------------
+
+MOD = '''\
+import sqlite3
+
+
+class Service:
+    def ping(self):
+        return 1
+
+
+class HeavyService(Service):
+    def __init__(self):
+        self.db = sqlite3.connect(":memory:")
+        self.buffer = [0] * 1_000_000
+
+    def flush(self):
+        self.db.commit()
+
+
+class QuickService(HeavyService):
+    def __init__(self):
+        super().__init__()
+        self.jobs = []
+
+    def run(self):
+        return self.ping()
+'''
+
+
+def own_project(root: Path, pyproject: str = '[project]\nname = "pkg"\n') -> Path:
+    """A user's project as they have it: src/ layout, pytest tests, a pyproject.toml without the table, in git."""
+    write_files(root, {"src/pkg/__init__.py": "", "src/pkg/mod.py": MOD, "pyproject.toml": pyproject,
+                       "tests/test_mod.py": "from pkg.mod import QuickService\n\n\ndef test_run():\n    assert QuickService().run() == 1\n"})
+    return committed(root)
+
+
+def status(tree: Path) -> str:
+    return subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=tree, capture_output=True,
+                          text=True, check=True).stdout
+
+
+def test_scan_in_a_project_scans_it_and_downloads_nothing(tmp_path, monkeypatch):
+    tree = own_project(tmp_path / "p")
+    xdg = tmp_path / "xdg"
+    xdg.mkdir()
+    monkeypatch.delenv("DECOUPLE_CACHE_DIR")
+    env = {"XDG_CACHE_HOME": str(xdg)}
+    for cwd in (tree, tree / "src" / "pkg"):
+        code, out, err = decouple("scan", "--no-cache", cwd=cwd, env=env)
+        assert code == 0, err
+        assert "QuickService" in out and "HeavyService" in out and "sglang" not in (out + err).lower()
+        assert list(xdg.iterdir()) == [], "the scan wrote to the user cache (a download?)"
+    # With the cache on, the cache holds this project's index and runs, never a release.
+    code, _, err = decouple("scan", cwd=tree, env=env)
+    assert code == 0, err
+    assert not (xdg / "decouple" / "releases").exists() and "downloading" not in err
+    assert status(tree) == ""
+
+
+def test_check_in_a_project_without_a_table_says_what_to_pass(tmp_path):
+    tree = own_project(tmp_path / "p")
+    code, out, err = decouple("--check", cwd=tree / "src")
+    assert (code, out) == (2, "")
+    # Named as ruff names files: from the working folder when under it, else absolute.
+    assert one_error_line(err) == (f"decouple: error: nothing to decouple in {tree}: pass --class NAME or --parent NAME, "
+                                   "or list them in its pyproject.toml ([tool.decouple] classes = [...])")
+    assert not (Path(os.environ["DECOUPLE_CACHE_DIR"]) / "releases").exists()
+
+
+def test_a_run_without_output_leaves_git_status_clean(tmp_path):
+    tree = own_project(tmp_path / "p")
+    code, out, err = decouple("--class", "QuickService", cwd=tree / "src" / "pkg")
+    assert code == 0, err
+    # The report goes to ROOT's .decouple/, not to the working folder.
+    own = tree / ".decouple"
+    assert out == f"wrote {own}/patch.diff, {own}/report.md, {own}/report.json, {own}/files/ (1 class decoupled, 0 declined)\n"
+    assert sorted(p.name for p in (tree / "src" / "pkg").iterdir()) == ["__init__.py", "mod.py"]
+    assert (tree / ".decouple" / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert (tree / ".decouple" / "files" / "src" / "pkg" / "mod.py").is_file()
+    assert status(tree) == ""
+    # Its patched copies are never read as source: without the marker, the class would be found twice.
+    (tree / ".decouple" / ".decouple-output").unlink()
+    code, out, err = decouple("--class", "QuickService", "--check", cwd=tree)
+    assert code == 1 and out.startswith("src/pkg/mod.py:18: QuickService would be decoupled from HeavyService"), err
+
+
+@pytest.mark.parametrize("folder, held", [("src", "src/pkg/__init__.py"), (".", "src/pkg/__init__.py"),
+                                          ("src/pkg", "src/pkg/__init__.py"), ("..", "ROOT . lies in it")])
+def test_output_into_the_projects_sources_is_refused(tmp_path, folder, held):
+    tree = own_project(tmp_path / "p")
+    code, out, err = decouple("--class", "QuickService", "-o", folder, cwd=tree)
+    assert (code, out) == (2, "")
+    assert one_error_line(err) == (f"decouple: error: --output {folder} holds the project's sources ({held}); give a "
+                                   "folder of its own, or leave --output out to write .decouple/")
+    assert status(tree) == "" and not (tmp_path / "report.json").exists()
+
+
+def test_output_folder_of_the_tool_inside_the_project_is_reused(tmp_path):
+    # The near miss: a folder of its own inside ROOT, which holds .py files (files/) once written.
+    tree = own_project(tmp_path / "p")
+    for _ in range(2):
+        code, _, err = decouple("--class", "QuickService", "-o", "reports", cwd=tree)
+        assert code == 0, err
+    assert (tree / "reports" / "files" / "src" / "pkg" / "mod.py").is_file()
+    assert not (tree / "reports" / ".gitignore").exists()  # a folder the user names is theirs to ignore or keep
+
+
+@pytest.mark.parametrize("name", ["tool.decoupel", "tool.Decouple", "tool.decoupl", "decouple"])
+def test_a_misspelt_table_is_a_warning(tmp_path, name):
+    tree = own_project(tmp_path / "p", f'[project]\nname = "pkg"\n\n[{name}]\nclasses = ["QuickService"]\n')
+    code, out, err = decouple("--check", cwd=tree)
+    assert (code, out) == (2, "")
+    assert err.splitlines()[0] == (f"decouple: warning: pyproject.toml has [{name}], not [tool.decouple]: "
+                                   "its settings are not read")
+    assert one_error_line(err).startswith("decouple: error: nothing to decouple in .")
+
+
+def test_other_tables_are_no_warning(tmp_path):
+    tree = own_project(tmp_path / "p", '[project]\nname = "pkg"\n\n[tool.coverage]\nx = 1\n[tool.ruff]\nline-length = 100\n')
+    code, out, err = decouple("--class", "QuickService", "--check", cwd=tree)
+    assert code == 1 and "warning" not in err, err
+
+
+def test_check_and_diff_do_not_run_the_tables_tests(tmp_path):
+    ran = tmp_path / "ran"
+    tree = own_project(tmp_path / "p", f'[tool.decouple]\nclasses = ["QuickService"]\ntest = "touch {ran}"\n')
+    code, out, err = decouple("--check", cwd=tree)
+    assert code == 1 and out.startswith("src/pkg/mod.py:18: QuickService would be decoupled"), err
+    for mode in (["--diff"], ["--analyse-only"]):
+        code, _, err = decouple(*mode, cwd=tree)
+        assert code == 0, err
+    assert not ran.exists() and "tests:" not in err
+    # On the command line, --test runs with --check too; and a run that writes runs the table's.
+    code, _, err = decouple("--check", "--test", f"touch {ran}", cwd=tree)
+    assert code == 1 and ran.exists(), err
+    ran.unlink()
+    code, _, err = decouple("-o", "out", cwd=tree)
+    assert code == 0 and ran.exists() and f"decouple: tests: `touch {ran}` exits 0 before the patch" in err
+
+
+def test_outside_any_project_says_to_give_root_or_sglang(tmp_path):
+    from codemod.config import find_project
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    if find_project(empty) is not None:
+        pytest.skip(f"the temporary folder lies in a project ({find_project(empty)})")
+    for args in (["--check"], ["scan"], ["--class", "X"]):
+        code, out, err = decouple(*args, cwd=empty)
+        assert (code, out) == (2, "")
+        assert one_error_line(err) == (f"decouple: error: no project found (no pyproject.toml, setup.cfg, setup.py or "
+                                       f"{'.git'} from {empty} up): give ROOT, or --sglang to run on sglang 0.5.23 from PyPI")
+    assert list(empty.iterdir()) == [] and not (Path(os.environ["DECOUPLE_CACHE_DIR"]) / "releases").exists()
+
+
+def fake_release(version: str) -> Path:
+    """A release already in the cache, as fetch_release leaves one, so that --sglang needs no network."""
+    target = Path(os.environ["DECOUPLE_CACHE_DIR"]) / "releases" / f"sglang-{version}"
+    write_files(target / "src", {"sglang/__init__.py": "", "sglang/mod.py": MOD})
+    (target / "COMPLETE").write_text("sglang.whl\n")
+    return target / "src"
+
+
+def test_sglang_is_asked_for_by_name(tmp_path):
+    src = fake_release("9.9.9")
+    tree = own_project(tmp_path / "p", '[tool.decouple]\nclasses = ["Nope"]\n')
+    code, out, err = decouple("--sglang", "9.9.9", "--class", "QuickService", "--check", cwd=tree)
+    assert code == 1, err  # the working folder's table is its project's, not the release's
+    assert out.startswith(f"{src / 'sglang' / 'mod.py'}:18: QuickService would be decoupled from HeavyService")
+    code, out, err = decouple("scan", "--sglang", "9.9.9", "--format", "json", cwd=tree)
+    assert code == 0 and [r["class"] for r in json.loads(out)] == ["QuickService"], err
+    # Its report goes to .decouple/ in the working folder, which keeps itself out of git.
+    code, out, err = decouple("--sglang", "9.9.9", "--class", "QuickService", cwd=tree)
+    assert code == 0 and out.startswith("wrote .decouple/patch.diff"), err
+    assert status(tree) == ""
+    # The pinned release is the default version; with no class, its two TRTLLM backends.
+    from codemod.discover import DEFAULT_VERSION, release_dir
+
+    assert release_dir("sglang").name == f"sglang-{DEFAULT_VERSION}"
+    fake_release(DEFAULT_VERSION)
+    code, _, err = decouple("--sglang", "--check", cwd=tree)
+    assert code == 2 and one_error_line(err) == "decouple: error: class TRTLLMHAAttnBackend not found under " + str(
+        Path(os.environ["DECOUPLE_CACHE_DIR"]) / "releases" / f"sglang-{DEFAULT_VERSION}" / "src")
+
+
+@pytest.mark.parametrize("args, says", [
+    (("--sglang", "./p"), "--sglang takes a release version such as 0.5.23, got './p'"),
+    (("p", "--sglang"), "ROOT p and --sglang both name the tree to work on; give one of them"),
+    (("scan", "p", "--sglang", "0.5.23"), "ROOT p and --sglang both name the tree to work on; give one of them"),
+])
+def test_sglang_with_a_root_or_a_path_is_an_error(tmp_path, args, says):
+    own_project(tmp_path / "p")
+    code, out, err = decouple(*args, cwd=tmp_path)
+    assert (code, out) == (2, "") and one_error_line(err) == f"decouple: error: {says}"
+
+
+def test_help_lists_the_subcommands(tmp_path):
+    code, out, _ = decouple("--help", cwd=tmp_path)
+    usage = out.split("\n\n", 1)[0]
+    assert code == 0 and usage.startswith("usage: decouple [-h] [--sglang [VERSION]]")
+    assert "\n       decouple scan [-h] [--sglang [VERSION]]" in usage and "\n       decouple verify [-h]" in usage

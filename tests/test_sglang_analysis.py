@@ -22,7 +22,7 @@ def sglang_report(tmp_path_factory):
 
     root = fetch_release()
     out = tmp_path_factory.mktemp("sglang-report")
-    code, _, err = run_cli("--output", out, "--analyse-only")
+    code, _, err = run_cli("--sglang", "--output", out, "--analyse-only")
     assert code == 0, err
     return root, json.loads((out / "report.json").read_text()), (out / "report.md").read_text()
 
@@ -106,7 +106,7 @@ def test_draft_backend(sglang_report):
 @pytest.fixture(scope="module")
 def sglang_proven(tmp_path_factory):
     out = tmp_path_factory.mktemp("sglang-proven")
-    code, _, err = run_cli("--output", out, "--analyse-only", "--keep", "proven")
+    code, _, err = run_cli("--sglang", "--output", out, "--analyse-only", "--keep", "proven")
     assert code == 0, err
     return json.loads((out / "report.json").read_text())
 

@@ -34,7 +34,7 @@ def test_parent_verdicts(parent, tmp_path):
     from codemod.discover import fetch_release
 
     fetch_release()
-    code, _, err = run_cli("--parent", parent, "--output", tmp_path)
+    code, _, err = run_cli("--sglang", "--parent", parent, "--output", tmp_path)
     assert code == 0, err
     report = json.loads((tmp_path / "report.json").read_text())
     got = {c["name"]: c for c in report["classes"]}

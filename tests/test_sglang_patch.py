@@ -29,7 +29,7 @@ def patched(tmp_path_factory):
     root = fetch_release()
     before = tree_hashes(root)
     out = tmp_path_factory.mktemp("sglang-patch")
-    code, _, err = run_cli("--class", "TRTLLMHAAttnBackend", "--class", "TRTLLMHAAttnMultiStepDraftBackend", "--output", out)
+    code, _, err = run_cli("--sglang", "--class", "TRTLLMHAAttnBackend", "--class", "TRTLLMHAAttnMultiStepDraftBackend", "--output", out)
     assert code == 0, err
     assert tree_hashes(root) == before, "the cached release must not change"
     tree = copy_tree(root, tmp_path_factory.mktemp("pristine") / "tree")
