@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import UsageError
+from .fileio import OWN_OUTPUT
 
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
 DEFAULT_TIMEOUT = 20 * 60  # seconds: --test-timeout
@@ -153,9 +154,11 @@ class Gate:
 
     def copy(self, tag: str, files=()) -> Path:
         dest = self.work / tag
-        # A temporary folder inside ROOT would otherwise copy itself, copy after copy.
+        # A temporary folder inside ROOT would otherwise copy itself, copy after copy; the
+        # report folder holds patched copies of the sources that a test run could collect.
+        skip = (self.work, self.root / OWN_OUTPUT)
         shutil.copytree(self.root, dest, symlinks=True,
-                        ignore=lambda folder, names: [n for n in names if Path(folder, n) == self.work])
+                        ignore=lambda folder, names: [n for n in names if Path(folder, n) in skip])
         for f in files:
             path = dest / f.rel
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -200,6 +200,16 @@ def test_pyproject_test_key_runs_the_gate_of_a_run_that_writes(tmp_path):
     assert code == 2 and "[tool.decouple] test must be a shell command, got 3" in err
 
 
+def test_the_copies_the_tests_run_in_leave_out_the_report_folder(tmp_path):
+    # .decouple/files/ holds patched copies of the sources, which a test run could import or collect.
+    tree = project(tmp_path / "p")
+    (tree / "pyproject.toml").write_text('[tool.decouple]\nclasses = ["LightEngine"]\ntest = "test ! -e .decouple"\n')
+    for _ in range(2):  # the second run finds the first one's .decouple/ at ROOT
+        code, out, err = decouple(cwd=tree)
+        assert code == 0 and out.startswith("wrote .decouple/patch.diff"), err
+    assert (tree / ".decouple" / "files" / "shop" / "light.py").is_file()
+
+
 # ---- judging three runs ----------------------------------------------------------------
 
 
