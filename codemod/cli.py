@@ -1,4 +1,5 @@
-"""Command line: ``decouple [ROOT] [--class NAME ...] [--output DIR]``.
+"""Command line: ``decouple [ROOT | --sglang [VERSION]] [--class NAME ...] [--output DIR]``, and its
+``scan`` and ``verify`` subcommands.
 
 Exit codes follow ruff and black: 0 done (or nothing to change), 1 ``--check``
 found classes that still need the refactor, 2 bad usage or input (one line on
@@ -28,9 +29,9 @@ pyproject.toml has a [tool.decouple] table (as ruff finds its settings), else th
 pyproject.toml, setup.cfg, setup.py or .git. A run needs --class, --parent, or the table's classes
 or parent (the pre-commit hook passes --if-configured: with none, it checks nothing and exits 0).
 --sglang [VERSION] runs on that {DEFAULT_PACKAGE} release from PyPI instead (default {DEFAULT_VERSION};
-downloaded once, cached), on {', '.join(DEFAULT_CLASSES)} unless --class or --parent says otherwise.
-The report goes to .decouple/ at ROOT (for --sglang, in the working folder), which keeps
-itself out of git.
+downloaded once, cached), on {', '.join(DEFAULT_CLASSES)}
+unless --class or --parent names others. The report goes to .decouple/ at ROOT (for --sglang, in
+the working folder), which keeps itself out of git.
 
 ROOT's pyproject.toml may hold the defaults, so that CI can run `decouple ROOT --check` alone:
   [tool.decouple]
