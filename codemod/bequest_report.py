@@ -22,7 +22,7 @@ from .console import check_line, counted, display_path
 from .discover import Tree
 from .dropped_work import size_text
 from .errors import EXIT_CHANGES, EXIT_OK, DecoupleError, UsageError
-from .interrupt import at, forking, ignoring_ctrl_c, in_child
+from .interrupt import TICK, at, forking, ignoring_ctrl_c, in_child, wait_for
 from .model import ReadLog
 from .options import Options
 
@@ -93,12 +93,14 @@ class Judges:
         tree, the_plan = _WORK[:2]
         if self.pool is None:
             return rank(estimate_files(tree, the_plan, the_plan.parent_files))
-        return rank([e for part in self.pool.map(_estimate_part, range(WORKERS)) for e in part])
+        parts = self.pool.map_async(_estimate_part, range(WORKERS))
+        wait_for(lambda tick: parts.wait(tick) or parts.ready())
+        return rank([e for part in parts.get() for e in part])
 
     def judge(self, estimates: list[Estimate], say) -> list[Row]:
         jobs = [job(e) for e in estimates]
         if self.pool is not None:
-            found = self.pool.imap(_judge_one, jobs)
+            found = _in_ticks(self.pool.imap(_judge_one, jobs))
         else:
             found = map(_judge_one, jobs)
         rows = []
@@ -112,6 +114,19 @@ class Judges:
             with ignoring_ctrl_c():  # a second Ctrl-C must not leave the pool half ended
                 self.pool.terminate()
                 self.pool.join()
+
+
+def _in_ticks(results):
+    """``results`` (a pool's ``imap``), each waited for in ticks (``interrupt.wait_for``)."""
+    import multiprocessing
+
+    while True:
+        try:
+            yield results.next(TICK)
+        except multiprocessing.TimeoutError:
+            continue
+        except StopIteration:
+            return
 
 
 WORKERS = max(1, min(4, os.cpu_count() or 1))

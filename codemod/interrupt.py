@@ -51,6 +51,18 @@ def in_child() -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
+# Seconds: how late, at worst, a Ctrl-C that came just as a wait began is acted on.
+TICK = 1.0
+
+
+def wait_for(ready) -> None:
+    """Block until ``ready(TICK)`` (a wait of at most TICK seconds) is true. Python takes a
+    signal between bytecodes: a Ctrl-C that lands just before a blocking call in C enters it
+    is seen only when that call returns, which for a wait on a worker may be never."""
+    while not ready(TICK):
+        pass
+
+
 class Deferred:
     """Ctrl-C while a ``deferred`` block runs: the block sees it (true) and stops where it can."""
 

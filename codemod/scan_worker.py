@@ -16,7 +16,7 @@ import os
 
 from .analyse import Analyzer
 from .discover import Tree
-from .interrupt import at, forking, in_child
+from .interrupt import at, forking, in_child, wait_for
 from .model import Scanned
 
 PARALLEL_FROM = 1000  # files in the tree; below this a worker costs more than it saves
@@ -68,6 +68,7 @@ class WorkerScans:
         if i in self.theirs and self.scans is None:
             self.scans = {}
             try:
+                wait_for(self.receive.poll)
                 scans, reads = self.receive.recv()
             except (EOFError, OSError):  # the worker died or could not send: analyse here instead
                 return None

@@ -24,7 +24,7 @@ from itertools import repeat
 from pathlib import Path
 
 from .fileio import cache_dir, decode_source, write_cache_file
-from .interrupt import TestHook, at, forking, in_child
+from .interrupt import TestHook, at, forking, in_child, wait_for
 
 # Identifier characters (ASCII letters, digits, "_", and every byte of a non-ASCII
 # character) stay; all else becomes a space. Runs of these are a superset of identifiers.
@@ -174,6 +174,7 @@ class _Build:
         parts = [index]
         for proc, receive in self.workers:
             try:
+                wait_for(receive.poll)
                 their_index, their_meta = marshal.loads(receive.recv_bytes())
             except (EOFError, OSError, ValueError):  # a worker died: its chunks are indexed here
                 their_index, their_meta = {}, {}

@@ -43,13 +43,17 @@ def run(tree: Path, *args: str, stage: str | None = None, cache: Path):
     """The run in a session of its own, as from a terminal: exit code, stdout, stderr; and no
     process of its group may outlive it."""
     env = {k: v for k, v in os.environ.items() if k not in ("DECOUPLE_DEBUG", "DECOUPLE_TEST_HOOK")}
-    env.update(DECOUPLE_CACHE_DIR=str(cache), PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    env.update(DECOUPLE_CACHE_DIR=str(cache), PYTHONPATH=str(Path(__file__).resolve().parents[1]), PYTHONFAULTHANDLER="1")
     if stage is not None:
         env["DECOUPLE_TEST_HOOK"] = stage
     proc = subprocess.Popen([sys.executable, "-m", "codemod", *args], cwd=tree, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
         out, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGABRT)  # each process prints where it waits (PYTHONFAULTHANDLER)
+        out, err = proc.communicate()
+        pytest.fail(f"the run did not end: {err}")
     finally:
         left = _alive(proc.pid)
         if left:
