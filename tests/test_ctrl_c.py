@@ -86,21 +86,14 @@ def test_an_unknown_stage_is_one_error_line(tmp_path):
     assert len(err.splitlines()) == 1
 
 
-@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="the word index has a worker process from 2 cores")
-def test_ctrl_c_while_the_word_index_workers_run(tmp_path):
+@pytest.mark.parametrize("stage", ["word-index-worker", "scan-worker"])
+def test_ctrl_c_while_a_worker_runs(tmp_path, stage):
+    if stage == "word-index-worker" and (os.cpu_count() or 1) < 2:
+        pytest.skip("the word index has a worker process from 2 cores")
     tree = big_project(tmp_path / "p")
     before = tree_hashes(tree)
     code, out, err = run(tree, ".", "--class", "LightEngine", "--class", "Lighter", "--write", "--no-cache",
-                         stage="word-index-worker", cache=tmp_path / "cache")
-    assert (code, out, err) == (130, "", "decouple: interrupted\n")
-    assert tree_hashes(tree) == before and not temporaries(tmp_path)
-
-
-def test_ctrl_c_while_the_scan_worker_runs(tmp_path):
-    tree = big_project(tmp_path / "p")
-    before = tree_hashes(tree)
-    code, out, err = run(tree, ".", "--class", "LightEngine", "--class", "Lighter", "--write", "--no-cache",
-                         stage="scan-worker", cache=tmp_path / "cache")
+                         stage=stage, cache=tmp_path / "cache")
     assert (code, out, err) == (130, "", "decouple: interrupted\n")
     assert tree_hashes(tree) == before and not temporaries(tmp_path)
 
