@@ -21,6 +21,7 @@ from .console import check_line, counted, display_path
 from .discover import Tree
 from .dropped_work import size_text
 from .errors import EXIT_CHANGES, EXIT_OK, DecoupleError, UsageError
+from .interrupt import TICK, at, forking, ignoring_ctrl_c, in_child, wait_for
 from .model import ReadLog
 from .options import Options
 
@@ -70,15 +71,19 @@ class Judges:
     classes at once holds all their parses)."""
 
     def __init__(self, tree: Tree, the_plan: Plan, file: dict, use_cache: bool):
-        import multiprocessing
-
-        from .interrupt import forking
-
         global _WORK
         _WORK = (tree, the_plan, file, use_cache)
         self.pool = None
+
+    def start(self) -> None:
+        """Fork the workers, inside the ``try`` whose ``finally`` calls ``close``: a Ctrl-C as
+        they start is taken when ``forking`` ends, ``self.pool`` set, so the pool still ends
+        them. Only the pool may: a worker ended behind its back can hold the pool's lock, which
+        the pool's own clean-up then waits for forever."""
+        import multiprocessing
+
         if "fork" in multiprocessing.get_all_start_methods():
-            tree.word_index  # noqa: B018 - built once, here, for every worker
+            _WORK[0].word_index  # noqa: B018 - built once, here, for every worker
             with forking():
                 self.pool = multiprocessing.get_context("fork").Pool(WORKERS, initializer=_start_worker)
 
@@ -87,12 +92,14 @@ class Judges:
         tree, the_plan = _WORK[:2]
         if self.pool is None:
             return rank(estimate_files(tree, the_plan, the_plan.parent_files))
-        return rank([e for part in self.pool.map(_estimate_part, range(WORKERS)) for e in part])
+        parts = self.pool.map_async(_estimate_part, range(WORKERS))
+        wait_for(lambda tick: parts.wait(tick) or parts.ready())
+        return rank([e for part in parts.get() for e in part])
 
     def judge(self, estimates: list[Estimate], say) -> list[Row]:
         jobs = [job(e) for e in estimates]
         if self.pool is not None:
-            found = self.pool.imap(_judge_one, jobs)
+            found = _in_ticks(self.pool.imap(_judge_one, jobs))
         else:
             found = map(_judge_one, jobs)
         rows = []
@@ -103,8 +110,22 @@ class Judges:
 
     def close(self) -> None:
         if self.pool is not None:
-            self.pool.terminate()
-            self.pool.join()
+            with ignoring_ctrl_c():  # a second Ctrl-C must not leave the pool half ended
+                self.pool.terminate()
+                self.pool.join()
+
+
+def _in_ticks(results):
+    """``results`` (a pool's ``imap``), each waited for in ticks (``interrupt.wait_for``)."""
+    import multiprocessing
+
+    while True:
+        try:
+            yield results.next(TICK)
+        except multiprocessing.TimeoutError:
+            continue
+        except StopIteration:
+            return
 
 
 WORKERS = max(1, min(4, os.cpu_count() or 1))
@@ -112,14 +133,14 @@ _WORK = None  # (tree, plan, [tool.decouple], use the cache): what a forked work
 
 
 def _start_worker() -> None:  # pragma: no cover - the child
-    from .interrupt import in_child
-
     in_child()
     gc.freeze()  # what it inherited stays out of each collection
 
 
 def _estimate_part(i: int) -> list[Estimate]:
     tree, the_plan = _WORK[:2]
+    if i == 0:
+        at(tree.test_hook, "scan-pool-worker", in_worker=True)
     return estimate_files(tree, the_plan, the_plan.parent_files[i::WORKERS])
 
 
@@ -262,6 +283,7 @@ def run_scan(args) -> int:
         f"{len(the_plan.named)} of them parents of others")
     judges = Judges(tree, the_plan, file, use_cache)
     try:
+        judges.start()
         estimates = judges.estimate()
         chosen = selected(estimates, args.top, args.min_saving)
         say(f"{counted(len(estimates), 'class pays', 'classes pay')} for parent work they skip; "

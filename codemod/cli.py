@@ -11,13 +11,15 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import signal
 import sys
 from pathlib import Path
 
 from . import __version__
 from .console import display_path
 from .discover import DEFAULT_CLASSES, DEFAULT_PACKAGE, DEFAULT_VERSION, open_tree
-from .errors import EXIT_OK, EXIT_USAGE, DecoupleError, NothingSelected
+from .errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, DecoupleError, NothingSelected
+from .interrupt import end_workers, ignoring_ctrl_c
 
 HELP = f"""\
 Decouple a class from a heavyweight parent: find which members of the parent the
@@ -227,9 +229,9 @@ def build_scan_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     command = argv[0] if argv and argv[0] in ("verify", "scan") else None
-    parser = {"verify": build_verify_parser, "scan": build_scan_parser}.get(command, build_parser)()
-    args = parser.parse_args(argv[1:] if command else argv)
     try:
+        parser = {"verify": build_verify_parser, "scan": build_scan_parser}.get(command, build_parser)()
+        args = parser.parse_args(argv[1:] if command else argv)
         if command == "verify":
             from .gpu.verify import run_verify
 
@@ -246,14 +248,15 @@ def main(argv: list[str] | None = None) -> int:
     except DecoupleError as exc:
         print(f"decouple: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
-        print("decouple: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        return interrupted(exc)
     except OSError as exc:
         where = f" {display_path(Path(exc.filename))}" if exc.filename else ""
         print(f"decouple: error: cannot use{where}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:  # a bug of ours: still one line, with a way to see more
+        if isinstance(exc.__cause__, KeyboardInterrupt):  # Ctrl-C that Python wrapped (in a class's __set_name__)
+            return interrupted(exc.__cause__)
         if os.environ.get("DECOUPLE_DEBUG"):
             raise
         print(f"decouple: internal error: {type(exc).__name__}: {exc} (set DECOUPLE_DEBUG=1 for the traceback)", file=sys.stderr)
@@ -278,13 +281,25 @@ def run(args) -> int:
     return run_pipeline(tree, options, cache)
 
 
+def interrupted(exc: KeyboardInterrupt) -> int:
+    """Ctrl-C: the workers end, and one line says so (and which files ``--write`` wrote)."""
+    with ignoring_ctrl_c():  # a second Ctrl-C while the run stops says nothing more
+        end_workers()
+        print(f"decouple: interrupted{' ' if str(exc) else ''}{exc}", file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
 def entry() -> None:  # pragma: no cover - the console script
     """Run ``main`` and leave without tearing down the interpreter.
 
     Freeing a run's several hundred thousand AST nodes one by one at exit took a quarter of
     a whole run; every output is written and closed by then, so only the streams need a flush.
     """
-    code = main()
+    try:
+        code = main()
+    except KeyboardInterrupt as exc:  # a second Ctrl-C before the first was acted on
+        code = interrupted(exc)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the run is over: nothing left to stop
     try:
         sys.stdout.flush()
         sys.stderr.flush()

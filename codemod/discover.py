@@ -22,6 +22,7 @@ from pathlib import Path
 
 from .errors import UsageError
 from .fileio import OUTPUT_MARKER, OWN_OUTPUT, cache_dir, decode_source, staged_directory
+from .interrupt import TestHook
 from .model import ReadLog
 from .word_index import WordIndex, begin
 
@@ -119,6 +120,7 @@ class Tree:
     # Where the word index is cached between runs (None: built afresh, kept nowhere).
     index_snapshot: Path | None = field(default=None, repr=False)
     _begun: object = field(default=None, repr=False)  # the word index under way (begin_word_index)
+    test_hook: TestHook | None = field(default=None, repr=False)  # DECOUPLE_TEST_HOOK of the run
 
     @classmethod
     def open(cls, root: str | os.PathLike) -> "Tree":
@@ -280,13 +282,13 @@ class Tree:
     @cached_property
     def word_index(self) -> WordIndex:
         begun, self._begun = self._begun, None
-        return WordIndex(self.root, self.files, self.index_snapshot, begun)
+        return WordIndex(self.root, self.files, self.index_snapshot, begun or begin(self.root, self.files, self.index_snapshot, self.test_hook))
 
     def begin_word_index(self) -> None:
         """Start building the word index in worker processes now, so that the set-up a run does
         before its first lookup (imports, options) overlaps with it."""
         if "word_index" not in self.__dict__ and self._begun is None:
-            self._begun = begin(self.root, self.files, self.index_snapshot)
+            self._begun = begin(self.root, self.files, self.index_snapshot, self.test_hook)
 
     def write_index_snapshot(self) -> None:
         """Write the word index's snapshot, when this run built one (in a detached child)."""
@@ -295,7 +297,7 @@ class Tree:
 
 
 def open_tree(root: str | None, version: str = DEFAULT_VERSION) -> Tree:
-    """ROOT as given, or with None the SGLang release ``version`` (``--sglang``)."""
-    if root is None:
-        return Tree.open(fetch_release(DEFAULT_PACKAGE, version))
-    return Tree.open(root)
+    """ROOT as given, or with None the SGLang release ``version`` (``--sglang``): the tree of a run."""
+    tree = Tree.open(fetch_release(DEFAULT_PACKAGE, version) if root is None else root)
+    tree.test_hook = TestHook.from_env()
+    return tree

@@ -12,7 +12,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,14 +19,14 @@ from . import report
 from .console import check_line, colour_diff, display_path, summary
 from .errors import EXIT_CHANGES, EXIT_OK, EXIT_UNSAFE, UsageError
 from .fileio import OUTPUT_MARKER as MARKER, atomic_write, staged_directory
-from .interrupt import deferred
+from .interrupt import Deferred, Interrupted, TestHook, at, deferred
 from .model import Result
 from .options import Options
 from .patch_paths import place
 
 
-def emit(root: Path, options: Options, result: Result) -> int:
-    """Emit ``result`` as ``options`` says; the exit code."""
+def emit(root: Path, options: Options, result: Result, hook: TestHook | None = None) -> int:
+    """Emit ``result`` as ``options`` says; the exit code. ``hook``: the run's test hook."""
     if result.files and (options.diff or options.output is not None or options.report_to_stdout):
         result = placed(root, result)
     classes = result.report["classes"]
@@ -60,13 +59,22 @@ def emit(root: Path, options: Options, result: Result) -> int:
     if options.diff:
         print_diff(options, result.diff)
         return EXIT_UNSAFE if result.unsafe else EXIT_OK
-    written = []
-    # A Ctrl-C now waits for the writes: a patch is applied, and a folder written, whole.
-    with deferred():
-        if options.write:
-            written += [display_path(root / rel) for rel in write_in_place(root, options, result)]
-        if options.output is not None:
-            written += write_output_folder(options.output, result, options.output_ignored)
+    if options.write:
+        refuse_dirty(root, options, result)
+    patched: list[str] = []
+    outputs: list[str] = []
+    # Ctrl-C now lets the file being replaced, or the output folder, be written whole, then stops the run.
+    try:
+        with deferred() as interrupted:
+            if options.write:
+                patched = write_in_place(root, result, interrupted, hook)
+            if options.output is not None and not interrupted:
+                outputs = write_output_folder(options.output, result, options.output_ignored)
+    except KeyboardInterrupt:
+        if not (patched or outputs):
+            raise
+        raise Interrupted(patched + outputs, len(result.files) - len(patched) if options.write else 0) from None
+    written = patched + outputs
     if options.report_to_stdout:
         sys.stdout.write(report.json_text(result.report))
     else:
@@ -107,18 +115,21 @@ def write_output_folder(out: Path, result: Result, ignored: bool = False) -> lis
         [display_path(out / "files") + "/"] if result.files else [])
 
 
-def write_in_place(root: Path, options: Options, result: Result) -> list[str]:
-    """``--write``: replace each patched file under ROOT atomically (new files created); the
-    files written."""
-    rels = [f.rel for f in result.files]
-    dirty = [] if options.force else git_dirty(root, rels)
+def refuse_dirty(root: Path, options: Options, result: Result) -> None:
+    """``--write`` refuses files with uncommitted changes (unless ``--force``)."""
+    dirty = [] if options.force else git_dirty(root, [f.rel for f in result.files])
     if dirty:
         raise UsageError(f"uncommitted changes in {', '.join(dirty)}; commit them or pass --force")
-    # Only the kill test sets this: it widens the window between two files' replacements.
-    pause = float(os.environ.get("DECOUPLE_TEST_WRITE_PAUSE", "0") or 0)
-    for i, f in enumerate(result.files):
-        if i and pause:
-            time.sleep(pause)
+
+
+def write_in_place(root: Path, result: Result, interrupted: Deferred, hook: TestHook | None = None) -> list[str]:
+    """``--write``: replace each patched file under ROOT atomically (new files created), until
+    the last or a Ctrl-C (``interrupted``); the files written, as the summary names them."""
+    written = []
+    for f in result.files:
+        at(hook, "between-writes" if written else "before-first-write")
+        if interrupted:
+            break
         path = root / f.rel
         if f.before is None:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -126,7 +137,8 @@ def write_in_place(root: Path, options: Options, result: Result) -> list[str]:
             atomic_write(path, f.after.encode(f.encoding), mode=path.stat().st_mode & 0o7777 if path.exists() else None)
         except OSError as exc:
             raise UsageError(f"cannot write {display_path(path)}: {exc.strerror or exc}") from None
-    return rels
+        written.append(display_path(path))
+    return written
 
 
 def unified_diff(rel: str, before: str | None, after: str) -> str:

@@ -8,6 +8,7 @@ EXIT_OK = 0
 EXIT_CHANGES = 1  # --check: the tree still needs the refactor (ruff/black style)
 EXIT_USAGE = 2  # bad usage or bad input
 EXIT_UNSAFE = 3  # refused: the analysis or the checks of the patch said no
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as a shell reports it)
 
 
 class DecoupleError(Exception):

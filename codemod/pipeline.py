@@ -321,6 +321,6 @@ def run_pipeline(tree: Tree, options: Options, cache=None) -> int:
         if cache is not None:
             cache.store(result)
     try:
-        return emit(tree.root, options, result)
+        return emit(tree.root, options, result, tree.test_hook)
     finally:
         tree.write_index_snapshot()

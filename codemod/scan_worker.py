@@ -12,10 +12,11 @@ smaller ones: it has work of its own to do while it waits (``WorkerScans.busy``)
 from __future__ import annotations
 
 import multiprocessing
+import os
 
 from .analyse import Analyzer
 from .discover import Tree
-from .interrupt import forking, in_child
+from .interrupt import at, forking, in_child, wait_for
 from .model import Scanned
 
 PARALLEL_FROM = 1000  # files in the tree; below this a worker costs more than it saves
@@ -67,6 +68,7 @@ class WorkerScans:
         if i in self.theirs and self.scans is None:
             self.scans = {}
             try:
+                wait_for(self.receive.poll)
                 scans, reads = self.receive.recv()
             except (EOFError, OSError):  # the worker died or could not send: analyse here instead
                 return None
@@ -88,18 +90,22 @@ class WorkerScans:
 
 def _worker_scans(send, analyzer: Analyzer, pairs, base, indices: list[int]) -> None:  # pragma: no cover - the child
     in_child()
-    analyzer.progress = None
-    out = {}
-    for i in indices:
-        cls, p = pairs[i]
-        try:
-            st = analyzer.prepare(cls, p, base)
-            if not st.a.nothing_to_do:
-                out[i] = analyzer.scan(st)
-        except Exception:
-            pass  # analysed again in the parent, which reports the error in class order
-    tree = analyzer.index.tree
+    # Whatever happens here (the main process stopped reading, a scan failed), the worker says
+    # nothing and the main process does the work: it leaves at once, and never by an exception.
     try:
+        tree = analyzer.index.tree
+        at(tree.test_hook, "scan-worker", in_worker=True)
+        analyzer.progress = None
+        out = {}
+        for i in indices:
+            cls, p = pairs[i]
+            try:
+                st = analyzer.prepare(cls, p, base)
+                if not st.a.nothing_to_do:
+                    out[i] = analyzer.scan(st)
+            except Exception:
+                pass  # analysed again in the parent, which reports the error in class order
         send.send((out, tree.reads))
-    finally:
         send.close()
+    finally:
+        os._exit(0)

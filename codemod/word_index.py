@@ -24,7 +24,7 @@ from itertools import repeat
 from pathlib import Path
 
 from .fileio import cache_dir, decode_source, write_cache_file
-from .interrupt import forking, in_child
+from .interrupt import TestHook, at, forking, in_child, wait_for
 
 # Identifier characters (ASCII letters, digits, "_", and every byte of a non-ASCII
 # character) stay; all else becomes a space. Runs of these are a superset of identifiers.
@@ -114,8 +114,10 @@ class _Build:
     same counter until none is left. Whatever this process does between the two (imports, set-up)
     is work the workers take over: the chunks even out by themselves."""
 
-    def __init__(self, root: Path, files: list[str], ids: list[int], known: dict[int, bytes]):
+    def __init__(self, root: Path, files: list[str], ids: list[int], known: dict[int, bytes],
+                 hook: TestHook | None = None):
         self.args = (root, files, ids, known)
+        self.hook = hook
         self.chunks = [ids[k:k + CHUNK] for k in range(0, len(ids), CHUNK)]
         self.workers: list = []
         self.next = None  # the shared counter of claimed chunks, when there are workers
@@ -127,9 +129,9 @@ class _Build:
         ctx = multiprocessing.get_context("fork")
         self.next = ctx.Value("i", 0)
         with forking():
-            for _ in range(jobs - 1):
+            for k in range(jobs - 1):
                 receive, send = ctx.Pipe(duplex=False)
-                proc = ctx.Process(target=_worker, args=(self, send), daemon=True)
+                proc = ctx.Process(target=_worker, args=(self, send, k), daemon=True)
                 proc.start()
                 send.close()
                 self.workers.append((proc, receive))
@@ -172,6 +174,7 @@ class _Build:
         parts = [index]
         for proc, receive in self.workers:
             try:
+                wait_for(receive.poll)
                 their_index, their_meta = marshal.loads(receive.recv_bytes())
             except (EOFError, OSError, ValueError):  # a worker died: its chunks are indexed here
                 their_index, their_meta = {}, {}
@@ -187,9 +190,11 @@ class _Build:
         return parts, meta
 
 
-def _worker(build: _Build, send) -> None:  # pragma: no cover - the child
+def _worker(build: _Build, send, k: int) -> None:  # pragma: no cover - the child
     in_child()
     try:
+        if k == 0:
+            at(build.hook, "word-index-worker", in_worker=True)
         send.send_bytes(marshal.dumps(build.run(packed=True)))
         send.close()
     finally:
@@ -290,7 +295,7 @@ class WordIndex:
 class Begun:
     """A word index under way (``begin``): the snapshot it starts from, the files to read again."""
 
-    def __init__(self, root: Path, files: list[str], snapshot: Path | None):
+    def __init__(self, root: Path, files: list[str], snapshot: Path | None, hook: TestHook | None = None):
         loaded = _load(snapshot) if snapshot is not None else None
         self.old = self.old_index = self.mapping = None
         self.meta: list[Meta] = []
@@ -315,13 +320,13 @@ class Begun:
                         continue
                     self.known[i] = prev[2]
                 self.stale.append(i)
-        self.build = _Build(root, files, self.stale, self.known) if self.stale else None
+        self.build = _Build(root, files, self.stale, self.known, hook) if self.stale else None
 
 
-def begin(root: Path, files: list[str], snapshot: Path | None = None) -> Begun:
+def begin(root: Path, files: list[str], snapshot: Path | None = None, hook: TestHook | None = None) -> Begun:
     """Start the word index of ``files``: worker processes begin reading and tokenising now,
     and ``WordIndex(..., begun=...)`` joins them when the index is first needed."""
-    return Begun(root, files, snapshot)
+    return Begun(root, files, snapshot, hook)
 
 
 def snapshot_path(root: Path) -> Path:

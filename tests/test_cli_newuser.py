@@ -7,11 +7,9 @@ project: a heavy base class, a light subclass and a module that uses it.
 import json
 import os
 import shutil
-import signal
 import stat
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -211,42 +209,6 @@ def test_a_folder_that_cannot_be_written_is_named_not_the_temporary_file(tmp_pat
         (tree / "shop").chmod(0o755)
     assert code == 2
     assert one_error_line(err) == "decouple: error: cannot write shop/light.py: Permission denied"
-
-
-# ---- Ctrl-C ----------------------------------------------------------------------------
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
-
-
-@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="finds the worker processes in /proc")
-def test_ctrl_c_is_one_line_and_exit_130_from_every_process(tmp_path):
-    # Enough files for the worker processes (1,000), each mentioning the parent's members on
-    # objects of another class, so that the search keeps them busy for seconds.
-    other = "class Other:\n    def submit(self, j):\n        return j\n\n\n" + "".join(
-        f"def f{i}(x: Other):\n    return x.submit({i})\n\n\n" for i in range(6))
-    tree = project(tmp_path / "p", **{f"shop__m{i}_py": other for i in range(1100)})
-    (tree / "shop" / "light.py").write_text(LIGHT + "\n\nclass Lighter(HeavyEngine):\n    pass\n")
-    before = tree_hashes(tree)
-    proc = subprocess.Popen([str(SCRIPT), ".", "--class", "LightEngine", "--class", "Lighter", "--write", "--no-cache"],
-                            cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 30
-    while not _children(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    workers = _children(proc.pid)
-    assert workers, "no worker process was started"
-    # A terminal sends Ctrl-C to every process of the group; the workers may well get it first.
-    for pid in workers:
-        os.kill(pid, signal.SIGINT)
-    time.sleep(0.5)
-    os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
-    assert (proc.returncode, out, err) == (130, "", "decouple: interrupted\n")
-    assert tree_hashes(tree) == before
 
 
 # ---- files that do not parse ---------------------------------------------------------
