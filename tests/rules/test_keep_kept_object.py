@@ -4,17 +4,7 @@ left unfilled). Each case is patched and run against the original in fresh inter
 misses beside them are patched without the statement, and behave the same."""
 
 import pytest
-from ruletools import analyse, dedent, run_both
-
-UNUSED = '''
-
-    def report(self):
-        lines = []
-        for k in sorted(vars(self)):
-            lines.append(k)
-        lines.append("end")
-        return "\\n".join(lines)
-'''
+from ruletools import UNUSED, analyse, dedent, run_both
 
 CHILD = '''
 from .base import Parent

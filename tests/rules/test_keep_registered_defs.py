@@ -4,17 +4,7 @@ refused where the copy would register on the class's own objects. Patched and ru
 original in fresh interpreters, near misses beside them."""
 
 import pytest
-from ruletools import analyse, hazards_of, kept_by, run_both
-
-UNUSED = '''
-
-    def report(self):
-        lines = []
-        for k in sorted(vars(self)):
-            lines.append(k)
-        lines.append("end")
-        return "\\n".join(lines)
-'''
+from ruletools import UNUSED, analyse, hazards_of, kept_by, run_both
 
 HEAD = '''
 import functools

@@ -5,17 +5,7 @@ the original in fresh interpreters; near misses (nominal classes, an object a co
 beside them."""
 
 import pytest
-from ruletools import analyse, kept_by, run_both
-
-UNUSED = '''
-
-    def report(self):
-        lines = []
-        for k in sorted(vars(self)):
-            lines.append(k)
-        lines.append("end")
-        return "\\n".join(lines)
-'''
+from ruletools import UNUSED, analyse, kept_by, run_both
 
 BASE = '''
 class Parent:
@@ -43,10 +33,7 @@ class Child(Parent):
         return self.n
 '''
 
-PROBE = "from pkg.child import Child\nfrom pkg import user\nc = Child(3)\nprint(c.total(), user.read(c))\n"
-
-GUARDS = [
-    pytest.param('''
+HAS_TOTAL = '''
 from typing import Protocol, runtime_checkable
 
 
@@ -54,7 +41,12 @@ from typing import Protocol, runtime_checkable
 class HasTotal(Protocol):
     def total(self): ...
 
+'''
 
+PROBE = "from pkg.child import Child\nfrom pkg import user\nc = Child(3)\nprint(c.total(), user.read(c))\n"
+
+GUARDS = [
+    pytest.param(HAS_TOTAL + '''
 def read(x):
     if isinstance(x, HasTotal):
         return x.gamma
@@ -184,15 +176,7 @@ def read(x):
     return None
 ''', id="nominal-class"),
     # What a constructor built is exactly that class, whatever protocol it meets.
-    pytest.param('''
-from typing import Protocol, runtime_checkable
-
-
-@runtime_checkable
-class HasTotal(Protocol):
-    def total(self): ...
-
-
+    pytest.param(HAS_TOTAL + '''
 class Impl:
     gamma = 5
 
@@ -207,15 +191,7 @@ def read(x):
     return None
 ''', id="built-by-a-constructor"),
     # A protocol that asks only for what the class defines itself keeps nothing of the parent's.
-    pytest.param('''
-from typing import Protocol, runtime_checkable
-
-
-@runtime_checkable
-class HasTotal(Protocol):
-    def total(self): ...
-
-
+    pytest.param(HAS_TOTAL + '''
 def read(x):
     return isinstance(x, HasTotal) and 5
 ''', id="protocol-of-the-class-s-own"),

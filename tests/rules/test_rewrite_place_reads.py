@@ -4,17 +4,7 @@
 the original in fresh interpreters; near misses that only look alike are patched unchanged."""
 
 import pytest
-from ruletools import patch, run_both
-
-UNUSED = '''
-
-    def report(self):
-        lines = []
-        for k in sorted(vars(self)):
-            lines.append(k)
-        lines.append("end")
-        return "\\n".join(lines)
-'''
+from ruletools import UNUSED, patch, run_both
 
 CHILD = '''
 from .base import Parent
