@@ -14,7 +14,9 @@ again by each such definition), it is a member in its own right:
   decorator is evaluated in the class's body);
 - each definition of a kept name is followed for what it reads (DC103 follows one).
 
-Refused (unsafe) when the copy would register on the class's own object or rebind the class's own
+Refused (unsafe) when a kept name is bound by an assignment and then decorated by itself
+(``v = property()``, then ``@v.getter def v``: the copy writes the definitions, not the
+assignment), and when the copy would register on the class's own object or rebind the class's own
 name: the decorator is rooted at a member the class defines itself (in the original, the
 parent's definitions registered on the parent's object, which the class's own never saw), or the
 class itself defines the definition's name.
@@ -50,6 +52,8 @@ def follow(st, name: str) -> None:
     if m.kind == "instance_attribute":
         return
     body_members = {n for n, x in owner.members.items() if x.kind != "instance_attribute"}
+    if m.kind in ("method", "property"):
+        _assigned_then_decorated(st, owner, name)
     for fn in owner.node.body:
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
@@ -61,6 +65,23 @@ def follow(st, name: str) -> None:
                 st.need(r, Evidence(owner.file, fn.lineno, f"{owner.name}.{name} (kept) is decorated by {r}", ID))
         elif name in roots and not _refused(st, owner, fn, name):
             st.need(fn.name, Evidence(owner.file, fn.lineno, f"{owner.name}.{fn.name} registers on {name} (kept) as the class body runs", ID))
+
+
+def _assigned_then_decorated(st, owner, name: str) -> None:
+    """Refuse ``v = property()`` followed by ``@v.getter def v``: the copy writes a method's
+    definitions, not the assignment its decorator builds on."""
+    assigned = False
+    for s in owner.node.body:
+        stored = {n.id for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        if isinstance(s, (ast.Assign, ast.AnnAssign)) and name in stored:
+            assigned = True
+        elif assigned and isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name and name in map(_root, s.decorator_list):
+            why = (f"{owner.name}.{name} is assigned in the class body and then decorated by {name} "
+                   f"(@{ast.unparse(s.decorator_list[0])}): a copy of its definitions alone would lose the assignment")
+            h = Hazard(owner.file, s.lineno, why, rule=ID)
+            if h not in st.a.unsafe:
+                st.a.unsafe.append(h)
+            return
 
 
 def _refused(st, owner, fn: ast.FunctionDef, root: str, own_name: bool = True) -> bool:

@@ -114,6 +114,18 @@ def test_a_registration_that_would_rebind_the_class_s_own_name_is_refused(tmp_pa
     assert v.decision == "unsafe" and any("rebind" in h for h in hazards_of(a, "DC113"))
 
 
+def test_a_property_assigned_then_decorated_by_itself_is_refused_by_name(tmp_path):
+    members = '''
+    v = property()
+
+    @v.getter
+    def v(self):
+        return self.n + 1
+'''
+    a, v = analyse(tmp_path, files(members, "lambda c: c.v"))
+    assert v.decision == "unsafe" and any("assigned in the class body" in h for h in hazards_of(a, "DC113"))
+
+
 def test_near_miss_a_dispatcher_the_class_replaces_copies_no_registration(tmp_path):
     # The child defines fmt and never reaches the parent's: neither it nor its ``_`` is copied.
     child = '''
