@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 from .attribute_hooks import STORE_HOOKS, silent_for
-from .ast_util import Pos, bind_arguments, binding_count, dotted_name, first_param, is_docstring, is_super_call, names_bound, pos, walk
+from .ast_util import Pos, bind_arguments, binding_count, dotted_name, first_param, is_docstring, is_static, is_super_call, names_bound, pos, walk
 from .facts import SETTER, Facts, MethodEffects, collect
 from .model import SideEffect, SliceResult
 from .rules import (
@@ -385,6 +385,10 @@ def _for_effect(st, module, selfname: str, effects: dict, init: ast.FunctionDef)
     holders = keep_self_handoff.holders(init, selfname, methods)
     # Locals the body binds: objects built here (a parameter is the caller's, unless bound again).
     built = {n.id for n in walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    # What each self.m() acts on, through the methods it reaches (the parent's and the class's own).
+    defs = {n: fn for c in [*st.a.chain[::-1], st.a.cls] for n, fn in c.methods.items() if n != "__init__"}
+    direct = {n: keep_kept_object.acts_on(fn, first_param(fn)) for n, fn in defs.items() if first_param(fn) and not is_static(fn)}
+    acting = {m: set().union(*(direct.get(x, set()) for x in eff.calls)) for m, eff in effects.items()}
 
     def resolve(call: ast.Call):
         return index.resolve_callable(module, call.func)
@@ -399,7 +403,7 @@ def _for_effect(st, module, selfname: str, effects: dict, init: ast.FunctionDef)
         why = keep_self_handoff.acts_through(s, holders)
         if why:
             return keep_self_handoff.ID, why
-        why = keep_kept_object.match(s, live, selfname, built)
+        why = keep_kept_object.match(s, live, selfname, built, acting)
         if why:
             return keep_kept_object.ID, why
         return None

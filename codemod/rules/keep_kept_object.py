@@ -10,7 +10,9 @@ bound in the ``__init__`` that flows into one):
   ``self.bus.subscribe(self._on)``, ``self.pool[0].reset()``, ``f.write(header)`` before
   ``self._f = f``;
 - or it is passed as an argument, itself or through an attribute or an index of it:
-  ``fill(self.items, n)``, ``atexit.register(self._f.close)``.
+  ``fill(self.items, n)``, ``atexit.register(self._f.close)``;
+- or the call is ``self.m()`` and ``m``, or a method it calls through ``self``, makes such a call
+  on the attribute (``self._start()`` whose body runs ``self._thread.start()``).
 
 A pure builtin (``len``, ``isinstance``, ...) given the object does not count, nor does a
 parameter of the ``__init__`` (the caller's object: a call on it is DC406's dropped work, and one
@@ -44,27 +46,52 @@ ID = "DC112"
 NAME = "keep-kept-object"
 
 
-def match(stmt: ast.stmt, live: set, selfname: str, built: set[str]) -> str | None:
-    """Why ``stmt`` must run: the call it makes for its effect acts on an object live after it
+def match(stmt: ast.stmt, live: set, selfname: str, built: set[str], acting: dict[str, set[str]]) -> str | None:
+    """Why ``stmt`` must run: the call it makes for its effect alone acts on an object live after it
     (``live``: the slice's ("A", attr) and ("L", local) pairs), or None. ``built``: the locals the
-    function binds (a parameter is the caller's object, whatever the instance keeps of it)."""
-    # Only a call whose value is thrown away runs for its effect alone; one whose value is used
-    # is taken to read or build from what it is given (see Known problems).
-    call = stmt.value if isinstance(stmt, ast.Expr) else None
-    call = call.value if isinstance(call, ast.Await) else call
-    if not isinstance(call, ast.Call):
+    function binds (a parameter is the caller's object, whatever the instance keeps of it);
+    ``acting``: method name -> the attributes whose objects it acts on (``acts_on``, followed
+    through the methods it calls)."""
+    call = _effect_call(stmt)
+    if call is None:
         return None
     live = {k for k in live if k[0] == "A" or k[1] in built}
     func = call.func
-    if isinstance(func, ast.Attribute) and _root(func.value, selfname) in live:
-        return f"calls {ast.unparse(func)}() on {_shown(_root(func.value, selfname))}, which the class keeps: kept"
-    if isinstance(func, ast.Name) and func.id in PURE_CALLS:
-        return None
-    for arg in [*call.args, *(k.value for k in call.keywords)]:
-        root = _root(arg.value if isinstance(arg, ast.Starred) else arg, selfname)
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == selfname:
+        hit = sorted(x for x in acting.get(func.attr, ()) if ("A", x) in live)
+        if hit:
+            return f"calls self.{func.attr}(), which acts on self.{hit[0]}, which the class keeps: kept"
+    for root, receiver in _acted(call, selfname):
         if root in live:
+            if receiver:
+                return f"calls {ast.unparse(func)}() on {_shown(root)}, which the class keeps: kept"
             return f"passes {_shown(root)}, which the class keeps, to {ast.unparse(func)}(): kept"
     return None
+
+
+def acts_on(fn: ast.FunctionDef, selfname: str) -> set[str]:
+    """The attributes of ``self`` whose objects a call that ``fn`` makes for its effect alone acts on."""
+    return {root[1] for s in ast.walk(fn) for call in [_effect_call(s)] if call is not None
+            for root, _ in _acted(call, selfname) if root[0] == "A"}
+
+
+def _effect_call(stmt: ast.AST) -> ast.Call | None:
+    """The call an expression statement makes, its value thrown away (awaited or not)."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    call = call.value if isinstance(call, ast.Await) else call
+    return call if isinstance(call, ast.Call) else None
+
+
+def _acted(call: ast.Call, selfname: str) -> list[tuple[tuple[str, str], bool]]:
+    """(root, whether it is the receiver) for what ``call`` acts on: its receiver, and its
+    arguments unless it is a pure builtin."""
+    func = call.func
+    out = []
+    if isinstance(func, ast.Attribute):
+        out.append((_root(func.value, selfname), True))
+    if not (isinstance(func, ast.Name) and func.id in PURE_CALLS):
+        out += [(_root(a.value if isinstance(a, ast.Starred) else a, selfname), False) for a in [*call.args, *(k.value for k in call.keywords)]]
+    return [(r, receiver) for r, receiver in out if r is not None]
 
 
 def _root(expr: ast.AST, selfname: str) -> tuple[str, str] | None:

@@ -45,6 +45,7 @@ def files(body: str, key: str) -> dict[str, str]:
     lines = "\n".join("        " + line for line in dedent(body).strip().splitlines())
     base = (HELPERS + "\nclass Parent:\n    def __init__(self, n):\n        self.n = n\n" + lines
             + "\n        self.big = bytearray(1 << 16)\n\n    def _on(self, x):\n        return (x, self.n)\n" + UNUSED)
+    base += "\n    def _start(self):\n        self._thread.start()\n        self._thread.join()\n"
     return {"base.py": base, "child.py": CHILD + f"\n\nKEY = {key}\n"}
 
 
@@ -57,6 +58,11 @@ CASES = [
         self._thread.start()
         self._thread.join()
     """, "lambda c: (c._thread.ident is not None, c.log)", "self._thread.start()", id="thread-started"),
+    pytest.param("""
+        self.log = []
+        self._thread = threading.Thread(target=self.log.append, args=(n,))
+        self._start()
+    """, "lambda c: (c._thread.ident is not None, c.log)", "self._start()", id="started-by-a-method-it-calls"),
     pytest.param("""
         self._f = io.StringIO()
         self._f.write("header")
