@@ -26,7 +26,8 @@ from .model import ClassAnalysis, Former, Knowledge, Scanned
 from .rules import (
     drop_same_as_base, drop_unprovided, hazard_class_name_string, hazard_class_registry, hazard_except_clause, hazard_isinstance, hazard_match_class,
     hazard_exported_parent, hazard_metaclass, hazard_mro_membership, hazard_type_list,
-    keep_base_hooks, keep_child_reads, keep_implicit_dunder, keep_kept_method_reads, keep_outside_use, keep_registered_defs, keep_structural_tests, keep_super_target,
+    keep_base_hooks, keep_child_reads, keep_implicit_dunder, keep_kept_method_reads, keep_outside_use, keep_registered_defs, keep_runtime_read,
+    keep_structural_tests, keep_super_target,
     unsafe_attribute_hooks, unsafe_class_body, unsafe_class_keyword, unsafe_dataclass_parent, unsafe_dynamic_access, unsafe_generic_base, unsafe_init_call, unsafe_mro_walk, unsafe_slots,
 )
 from .rules.rewrite_inline_init import find_super_init, generates_init
@@ -39,8 +40,10 @@ class Analyzer:
     """The analysis of a run: the index it reads, and how it reports progress."""
 
     def __init__(self, index: Index, progress=None, all_uses: bool = False, knowledge: Knowledge | None = None,
-                 gone: dict | None = None):
+                 gone: dict | None = None, runtime: dict | None = None):
         self.index = index
+        # --trace: class qualname -> what the traced run saw on its instances (DC120).
+        self.runtime = runtime or {}
         self.knowledge = knowledge or Knowledge()
         # Methods that no longer run on other classes this run decouples (DC153's second pass).
         self.gone = gone or {}
@@ -61,6 +64,8 @@ class Analyzer:
             self.scan(st)
         else:
             self.replay(st, scanned)
+        if keep_runtime_read.run(st, self.runtime.get(cls.qualname, ())):
+            closure(st)
         return finish(st)
 
     def prepare(self, cls: ClassInfo, parent: ClassInfo | None, base: str | None) -> ClassState:
@@ -149,6 +154,9 @@ class Analyzer:
             require_module(self.index, first)
             raise UsageError(f"parent {first} of {cls.name} is not under ROOT ({cls.file}:{cls.line}); pass a ROOT that contains it")
         return p, None
+
+    def chain(self, parent: ClassInfo, base: str | None) -> list[ClassInfo]:
+        return self._chain(parent, base)[0]
 
     def _chain(self, parent: ClassInfo, base: str | None) -> tuple[list[ClassInfo], str]:
         """P and the classes between P and the new base (first bases), and the base's qualname."""

@@ -33,9 +33,23 @@ class Row:
     verdict: str | None = None  # decouple, decline, unsafe, error; None: not analysed
     reason: str = ""
     rule: str = ""
+    # The full analysis' statement counts (report.json's init_reuse), where it ran: it keeps what the
+    # sketch cannot see (validations, uses elsewhere in the tree), and the row says what that run's
+    # own report says. The score stays the estimate's, which ranked the row.
+    init_reuse: dict | None = None
+
+    @property
+    def skipped(self) -> tuple[int, int]:
+        """(statements skipped, statements of the parent's ``__init__``)."""
+        if self.init_reuse:
+            total = self.init_reuse["statements_total"]
+            return total - self.init_reuse["statements_kept"], total
+        return self.estimate.skipped, self.estimate.init_statements
 
     def as_dict(self) -> dict:
-        return {**self.estimate.as_dict(), "verdict": self.verdict, "reason": self.reason, "rule": self.rule}
+        skipped, total = self.skipped
+        return {**self.estimate.as_dict(), "skipped": skipped, "init_statements": total,
+                "estimated_skipped": self.estimate.skipped, "verdict": self.verdict, "reason": self.reason, "rule": self.rule}
 
 
 def selected(estimates: list[Estimate], top: int, min_saving: int | None) -> list[Estimate]:
@@ -110,20 +124,20 @@ def _estimate_part(i: int) -> list[Estimate]:
     return estimate_files(tree, the_plan, the_plan.parent_files[i::WORKERS])
 
 
-def _judge_one(spec: tuple[str, str | None, str | None]) -> tuple[str, str, str]:
+def _judge_one(spec: tuple[str, str | None, str | None]) -> tuple[str, str, str, dict | None]:
     tree, _, file, use_cache = _WORK
     try:
         return _verdict(tree, *spec, file, use_cache)
     except DecoupleError as exc:
-        return "error", str(exc), ""
+        return "error", str(exc), "", None
     except Exception as exc:  # a bug of ours: the row says so, the other rows still get theirs
-        return "error", f"internal error: {type(exc).__name__}: {exc}", ""
+        return "error", f"internal error: {type(exc).__name__}: {exc}", "", None
     finally:
         gc.collect()
 
 
 def _verdict(tree: Tree, cls: str, parent: str | None, base: str | None, file: dict,
-             use_cache: bool) -> tuple[str, str, str]:
+             use_cache: bool) -> tuple[str, str, str, dict | None]:
     from .cache import RunCache
     from .pipeline import compute
 
@@ -141,7 +155,7 @@ def _verdict(tree: Tree, cls: str, parent: str | None, base: str | None, file: d
         if cache is not None:
             cache.store(result)
     c = next(c for c in result.report["classes"] if c["qualname"] == cls)
-    return c["decision"], c["reason"], c["rule"]
+    return c["decision"], c["reason"], c["rule"], c.get("init_reuse")
 
 
 # ---- output ----------------------------------------------------------------------------
@@ -169,7 +183,7 @@ def _short(q: str) -> str:
 
 def _cells(i: int, r: Row) -> list[str]:
     e = r.estimate
-    return [str(i), str(e.score), str(e.saving), _short(e.cls), _short(e.parent), f"{e.skipped}/{e.init_statements}", work_text(e),
+    return [str(i), str(e.score), str(e.saving), _short(e.cls), _short(e.parent), "{}/{}".format(*r.skipped), work_text(e),
             f"{len(e.needs)}, {round(100 * e.copied_share)}%", r.verdict or "-"]
 
 
@@ -282,7 +296,7 @@ def _check(rows: list[Row], allow: list[str], tree: Tree, say) -> int:
         command = f"decouple --class {cls}" + (f" --parent {parent}" if parent else "") + (f" --base {base}" if base else "")
         print(check_line("text", tree.root, e.file, e.line,
                          f"{_short(e.cls)} pays for {_short(e.parent)}.__init__ work it does not use "
-                         f"({e.skipped} of {e.init_statements} statements: {work_text(e)}); "
+                         "({} of {} statements: ".format(*r.skipped) + f"{work_text(e)}); "
                          f"`{command}` would decouple it, or add it to scan-ignore"))
     known = sum(1 for r in rows if r.verdict == "decouple") - len(found)
     say(f"{counted(len(found), 'class', 'classes')} to decouple" + (f", {known} in scan-ignore" if known else ""))

@@ -40,11 +40,11 @@ def code_hash() -> str:
 
 
 def open_run(tree: Tree, options: Options) -> "RunCache | None":
-    """The run's cache entry, or None when the cache is off (``--no-cache``; ``--test``, whose
-    tests may read what the cache does not watch). The tree's word index is kept with the cache;
+    """The run's cache entry, or None when the cache is off (``--no-cache``; ``--test`` and
+    ``--trace``, whose tests may read what the cache does not watch). The tree's word index is kept with the cache;
     with no result stored for this run, the index starts now, so that its worker processes
     read the tree while the caller imports the pipeline."""
-    cache = None if options.no_cache or options.test else RunCache(tree, options)
+    cache = None if options.no_cache or options.test or options.trace else RunCache(tree, options)
     if cache is not None:
         tree.index_snapshot = snapshot_path(tree.root)
     if cache is None or not cache.path.exists():

@@ -8,7 +8,8 @@
     plain-gain = false                  # --plain-gain
     any-gain = false                    # --any-gain
     test = "python -m pytest -q tests"  # --test
-    test-timeout = 1200                 # --test-timeout, seconds
+    test-timeout = 1200                 # --test-timeout, seconds (--trace's too)
+    trace = "python -m pytest -q tests" # --trace
     scan-ignore = ["Name"]              # classes `decouple scan --check` accepts as they are
 
 Only ROOT's own ``pyproject.toml`` is read (not its parents'): ROOT is what the run analyses,
@@ -42,6 +43,7 @@ KEYS = {
     "any-gain": "true or false",
     "test": "a shell command",
     "test-timeout": "a number of seconds above 0",
+    "trace": "a shell command",
     "keep": '"possible" or "proven"',
     "assume-unused": 'a list of "Class.member" names',
     "scan-ignore": 'a list of class names ("Name" or "package.module:Name")',
@@ -99,7 +101,7 @@ def table(folder: Path) -> dict | None:
 def _valid(key: str, value) -> bool:
     if key == "classes":
         return isinstance(value, list) and bool(value) and all(isinstance(v, str) and v for v in value)
-    if key in ("parent", "base", "test"):
+    if key in ("parent", "base", "test", "trace"):
         return isinstance(value, str) and bool(value)
     if key == "test-timeout":
         return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0

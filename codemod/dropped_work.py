@@ -16,6 +16,7 @@ import operator
 import re
 
 from .ast_util import dotted_name, walk
+from .rules import effect_allocation
 
 # Bytes per element of the dtypes a size can be told from.
 _ITEMSIZE = {"uint8": 1, "int8": 1, "bool": 1, "float8_e4m3fn": 1, "float8_e5m2": 1, "float16": 2, "half": 2,
@@ -24,6 +25,7 @@ _ITEMSIZE = {"uint8": 1, "int8": 1, "bool": 1, "float8_e4m3fn": 1, "float8_e5m2"
 _FACTORIES = {"empty", "zeros", "ones", "full", "rand", "randn"}
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
         ast.LShift: operator.lshift, ast.Pow: operator.pow}
+_REPEATING = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 # Readers of a setting by name, whose second argument is its default: get_int_env_var("X", 4096).
 _ENV_GETTERS = {"get", "getenv", "get_int_env_var", "get_bool_env_var", "get_float_env_var"}
 
@@ -40,12 +42,22 @@ def statement(index, rel: str, line: int) -> ast.stmt | None:
 
 def allocation_bytes(index, rel: str, line: int) -> dict | None:
     """{"bytes", "how"} for the allocation at ``rel:line`` when its source states the size: a
-    tensor factory with literal dimensions (or a setting's default) and an explicit dtype."""
+    tensor factory with literal dimensions (or a setting's default) and an explicit dtype, or
+    ``bytearray(n)`` / ``bytes(n)`` with ``n`` stated."""
     stmt = statement(index, rel, line)
     if stmt is None:
         return None
-    for call in (n for n in walk(stmt) if isinstance(n, ast.Call)):
+    # A call in a comprehension runs once per element: its size is not the statement's. (A lambda's
+    # is: ``get_buffer(key, lambda: torch.empty(...))`` builds at most once.)
+    repeated = {id(c) for n in walk(stmt) if isinstance(n, _REPEATING) for c in walk(n) if isinstance(c, ast.Call)}
+    for call in (n for n in walk(stmt) if isinstance(n, ast.Call) and id(n) not in repeated):
         name = dotted_name(call.func) or ""
+        if effect_allocation.is_buffer(name, call):
+            notes: list[str] = []
+            n = _value(index, call.args[0], notes)
+            if n is not None:
+                return {"bytes": n, "how": "; ".join(notes) or "the stated size"}
+            continue
         if name.rsplit(".", 1)[-1] not in _FACTORIES or not call.args:
             continue
         dtype = next((dotted_name(k.value) for k in call.keywords if k.arg == "dtype"), None)

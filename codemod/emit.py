@@ -38,6 +38,11 @@ def emit(root: Path, options: Options, result: Result) -> int:
 
         for line in stderr_lines(result.report["tests"]) + [f"decouple: tests: {tests_summary(result.report['tests'])}"]:
             print(line, file=sys.stderr)
+    if "trace" in result.report:
+        from .runtime_trace import stderr_lines as trace_lines
+
+        for line in trace_lines(result.report):
+            print(line, file=sys.stderr)
     if options.check:
         # Each finding is said once: a class with a line on stdout gets none on stderr.
         for line, c in zip(result.summary, classes):

@@ -162,12 +162,14 @@ class Gate:
             path.write_bytes(f.after.encode(f.encoding))
         return dest
 
-    def run(self, tag: str, what: str, files=()) -> Run:
+    def run(self, tag: str, what: str, files=(), env: dict | None = None, path_first=()) -> Run:
+        """``env``: more variables for CMD; ``path_first``: folders ahead of the copy's on its
+        ``PYTHONPATH`` (``--trace``'s hook)."""
         tree = self.copy(tag, files)
         junit = self.work / f"{tag}.xml"
         command = self.command + (f" --junitxml={shlex.quote(str(junit))}" if self.pytest else "")
-        env = dict(os.environ)
-        first = [str(tree / d) for d in ("src", "python") if (tree / d).is_dir()] + [str(tree)]
+        env = {**os.environ, **(env or {})}
+        first = [*path_first] + [str(tree / d) for d in ("src", "python") if (tree / d).is_dir()] + [str(tree)]
         env["PYTHONPATH"] = os.pathsep.join(first + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         log = self.work / f"{tag}.log"

@@ -44,6 +44,7 @@ class Options:
     test: str | None = None  # --test CMD: the project's tests judge the patch (codemod/gate.py)
     test_timeout: float = 20 * 60  # seconds, each run of CMD
     keep_test_copies: bool = False
+    trace: str | None = None  # --trace CMD: the project's tests, traced, add the reads they make (DC120)
 
     @classmethod
     def from_args(cls, args) -> "Options":
@@ -78,8 +79,13 @@ class Options:
         timeout = args.test_timeout if args.test_timeout is not None else file.get("test-timeout", 20 * 60)
         if test is not None and not test.strip():
             raise UsageError("--test takes a shell command, such as 'python -m pytest -q tests'")
-        if test is None and (args.test_timeout is not None or args.keep_test_copies):
-            raise UsageError(f"{'--test-timeout' if args.test_timeout is not None else '--keep-test-copies'} only applies to --test")
+        trace = args.trace if args.trace is not None else file.get("trace")
+        if trace is not None and not trace.strip():
+            raise UsageError("--trace takes a shell command, such as 'python -m pytest -q tests'")
+        if test is None and args.keep_test_copies:
+            raise UsageError("--keep-test-copies only applies to --test")
+        if test is None and trace is None and args.test_timeout is not None:
+            raise UsageError("--test-timeout only applies to --test or --trace")
         if test is not None and args.analyse_only:
             raise UsageError("--test judges a patch, and --analyse-only makes none")
         if not timeout > 0:
@@ -103,7 +109,7 @@ class Options:
             no_cache=args.no_cache, max_copied_share=float(share), plain_gain=args.plain_gain or file.get("plain-gain", False),
             any_gain=args.any_gain or file.get("any-gain", False),
             markers=not args.no_markers, colour=use_colour(args.color, sys.stdout), check_format=args.format,
-            test=test, test_timeout=float(timeout), keep_test_copies=args.keep_test_copies,
+            test=test, test_timeout=float(timeout), keep_test_copies=args.keep_test_copies, trace=trace,
             keep=keep, assume_unused=assume_unused,
         )
 
@@ -122,4 +128,4 @@ class Options:
         """What a cached result depends on, beyond the tree and the tool's own code."""
         return [list(self.classes), self.parent, self.base, self.analyse_only, self.emit_tests, self.all_uses,
                 self.max_copied_share, self.plain_gain, self.any_gain, self.markers, self.presented, self.test,
-                self.keep, sorted(self.assume_unused)]
+                self.keep, self.trace, sorted(self.assume_unused)]

@@ -95,7 +95,7 @@ class Progress:
 
 def analyse_all(index: Index, classes: tuple[str, ...], parent: str | None, base: str | None,
                 all_uses: bool = False, markers: bool = True, while_waiting=None,
-                knowledge: Knowledge | None = None) -> list[ClassAnalysis]:
+                knowledge: Knowledge | None = None, runtime: dict | None = None) -> list[ClassAnalysis]:
     """The analysis of every selected class (half of the scans in a worker process).
 
     ``while_waiting``: called with this process's own analyses when they are done and the
@@ -104,7 +104,7 @@ def analyse_all(index: Index, classes: tuple[str, ...], parent: str | None, base
     from .scan_worker import scan_in_worker
 
     progress = Progress()
-    analyzer = Analyzer(index, progress, all_uses, knowledge)
+    analyzer = Analyzer(index, progress, all_uses, knowledge, runtime=runtime)
     try:
         pairs = select(index, classes, parent, markers)
         done: dict[int, ClassAnalysis | Exception] = {}
@@ -236,10 +236,11 @@ def compute(tree: Tree, options: Options) -> Result:
         if not options.analyse_only:
             parse_ahead([a for a in own if would_decouple(a, limits)], parsed)
 
+    runtime = traced(index, options) if options.trace else None
     analyses = analyse_all(index, options.classes, options.parent, options.base, options.all_uses, options.markers,
-                           while_waiting=parse_ahead, knowledge=options.knowledge)
+                           while_waiting=parse_ahead, knowledge=options.knowledge, runtime=runtime and runtime.accesses)
     first = analyses
-    second = _second_pass(index, options, analyses, limits)
+    second = _second_pass(index, options, analyses, limits, runtime and runtime.accesses)
     analyses = [second[id(a)][0] if id(a) in second else a for a in analyses]
     warnings = unparsable_files(index, analyses)
     candidates = [a for a in analyses if would_decouple(a, limits)]
@@ -272,7 +273,7 @@ def compute(tree: Tree, options: Options) -> Result:
         names = tuple(a.cls.name for a in decoupled)
         risks = {a.cls.name: assess(index, a, trees, names) for a in decoupled}
     return Result(
-        report=report.build(tree.root, pairs, patches, risks, warnings, tests),
+        report=report.build(tree.root, pairs, patches, risks, warnings, tests, runtime and runtime.entry),
         files=[Emitted(p.rel, p.before, p.after, p.encoding) for p in patches],
         diff="".join(unified_diff(p.rel, p.before, p.after) for p in patches),
         # "already decoupled" is its own verdict on the line as in the run's last line, not a decline.
@@ -285,7 +286,19 @@ def compute(tree: Tree, options: Options) -> Result:
     )
 
 
-def _second_pass(index: Index, options: Options, analyses: list[ClassAnalysis], limits) -> dict:
+def traced(index: Index, options: Options):
+    """``--trace``: the project's tests run once on a copy of ROOT, the selected classes instrumented
+    (``runtime_trace``); what they read on instances, for DC120."""
+    from .analyse import Analyzer
+    from .runtime_trace import targets, trace
+
+    analyzer = Analyzer(index)
+    specs = targets(index, select(index, options.classes, options.parent, options.markers),
+                    lambda parent: analyzer.chain(parent, options.base))
+    return trace(index.tree.root, options.trace, options.test_timeout, specs)
+
+
+def _second_pass(index: Index, options: Options, analyses: list[ClassAnalysis], limits, runtime=None) -> dict:
     """DC153: the classes analysed again without the code that other classes decoupled in this
     run leave behind; ``id`` of a first analysis -> (second analysis, the classes it assumes)."""
     from .analyse import Analyzer
@@ -293,7 +306,7 @@ def _second_pass(index: Index, options: Options, analyses: list[ClassAnalysis], 
     from .verdict import would_decouple
 
     def reanalyse(a: ClassAnalysis, gone: dict) -> ClassAnalysis:
-        return Analyzer(index, None, options.all_uses, options.knowledge, gone=gone).analyse(a.cls, a.parent, options.base)
+        return Analyzer(index, None, options.all_uses, options.knowledge, gone=gone, runtime=runtime).analyse(a.cls, a.parent, options.base)
 
     return drop_gone_callers.joint(index, [a for a in analyses if would_decouple(a, limits)], reanalyse)
 

@@ -25,6 +25,9 @@ report.json schema (keys are only ever added, never renamed):
  "tests"?: {"command", "per_test", "before": {"exit_status", "passed", "failed", "skipped"}, "after": {...},
             "seconds", "flaky": [str], "failed_before": [{"test", "error"}], "broken": [{"test", "error"}],
             "not_run_after"?: [str], "copies"?}}  (--test; codemod/gate.py)
+ "trace"?: {"command", "exit_status", "seconds", "timed_out", "accesses", "failed"?}  (--trace; codemod/runtime_trace/)
+ and in each class, with --trace: "found_at_run_time": [{"member", "kind", "file", "line", "use"}]
+   (the members DC120 kept: each a use the static analysis missed)
 
 Every "rule" is a rule id of ``codemod/rules/`` (``docs/rules.md``). The report is built once,
 from the analyses, their verdicts and the patches.
@@ -42,6 +45,7 @@ from .ast_util import walk
 from .fileio import atomic_write
 from .model import ClassAnalysis, ModulePatch, Verdict
 from .report_md import render_md
+from .rules import keep_runtime_read
 
 KIND_ORDER = {"instance_attribute": 0, "class_attribute": 1, "property": 2, "method": 3}
 # Strongest evidence first: the class's own code (or the parent code it keeps), then a use on
@@ -109,6 +113,10 @@ def class_entry(a: ClassAnalysis, v: Verdict, inlined: list[str]) -> dict:
     }
     if v.refused_by:
         entry["refused_by"] = v.refused_by
+    runtime = keep_runtime_read.found(a)
+    if runtime:
+        entry["found_at_run_time"] = [{"member": n, "kind": members[n][0].kind, "file": ev.file, "line": ev.line, "use": ev.use}
+                                      for n, ev in runtime if n in members]
     return entry
 
 
@@ -128,11 +136,11 @@ def _dedup(items):
 
 
 def build(root: Path, judged: list[tuple[ClassAnalysis, Verdict]], patches: list[ModulePatch], risks: dict | None = None,
-          warnings: list[str] | None = None, tests: dict | None = None) -> dict:
+          warnings: list[str] | None = None, tests: dict | None = None, trace: dict | None = None) -> dict:
     """The report of a run: each class with its verdict, and what the patches did.
     ``risks``: class name -> what ``risk.assess`` found, for the decoupled classes.
     ``warnings``: what the run went on without (said on stderr too). ``tests``: what ``--test``
-    found (``gate.judge``)."""
+    found (``gate.judge``). ``trace``: ``--trace``'s run (``runtime_trace.trace``)."""
     inlined = _inlined(patches)
     comments = {name: [{"file": p.rel, "line": line, "comment": text, "why": why, "rule": "DC611"} for line, text, why in plan.comments]
                 for p in patches for name, plan in p.plans.items()}
@@ -150,6 +158,8 @@ def build(root: Path, judged: list[tuple[ClassAnalysis, Verdict]], patches: list
         rep["warnings"] = list(warnings)
     if tests is not None:
         rep["tests"] = tests
+    if trace is not None:
+        rep["trace"] = trace
     if patches:
         rep["checks"] = [{"file": p.rel, "result": "parses, compiles, no new pyflakes findings" if p.before is not None else "new regression test (--emit-tests)"} for p in patches]
     return rep

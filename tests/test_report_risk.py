@@ -111,7 +111,7 @@ def test_calls_no_longer_made_that_can_raise_are_listed(report):
     md, c = report
     assert [(r["call"], r["raises"], r["at"]) for r in c["risk"]["raising_calls"]] == [
         ("Config.from_args(...)", "ValueError", "pkg/config.py:5")]
-    assert "No longer called, and can raise (DC407): `Config.from_args(...)` (line 16; `ValueError` at `pkg/config.py:5`)" in md
+    assert "No longer called, and can raise ([DC407](#rules-cited)): `Config.from_args(...)` (line 16; `ValueError` at `pkg/config.py:5`)" in md
 
 
 def test_the_saving_is_in_bytes_where_the_source_states_it(report):

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
+from pathlib import Path
 
 
 def modules() -> list:
@@ -22,3 +24,20 @@ def modules() -> list:
 
 def by_id() -> dict[str, object]:
     return {m.ID: m for m in modules()}
+
+
+def summaries() -> dict[str, tuple[str, str]]:
+    """id -> (name, summary), read from each rule module's first docstring line
+    (``DC404 dropped-allocation: report a dropped allocation ...``) without importing any:
+    the report names the rules it cites, and a run from the cache imports few of them."""
+    out = {}
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        with path.open(encoding="utf-8") as f:
+            head = f.readline()
+        m = _HEAD.match(head)
+        if m:
+            out[m["id"]] = (m["name"], m["summary"].rstrip())
+    return out
+
+
+_HEAD = re.compile(r'^"""(?P<id>DC\d{3}) (?P<name>[a-z0-9-]+): (?P<summary>.*?)(?:""")?$')

@@ -154,4 +154,4 @@ def test_the_report_counts_the_removed_comments(tmp_path):
     assert c["comments_removed"] == [{"comment": "# the parent's count", "file": "pkg/base.py", "line": 10,
                                       "why": "speaks of the parent or super(), which no longer run the parent's code", "rule": "DC611"}]
     md = (tmp_path / "out" / "report.md").read_text()
-    assert md.count("Copied comments left out of the patch (DC611): 1;") == 1
+    assert md.count("Copied comments left out of the patch ([DC611](#rules-cited)): 1;") == 1
