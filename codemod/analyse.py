@@ -26,7 +26,8 @@ from .model import ClassAnalysis, Former, Knowledge, Scanned
 from .rules import (
     drop_same_as_base, drop_unprovided, hazard_class_name_string, hazard_class_registry, hazard_except_clause, hazard_isinstance, hazard_match_class,
     hazard_exported_parent, hazard_metaclass, hazard_mro_membership, hazard_type_list,
-    keep_base_hooks, keep_child_reads, keep_implicit_dunder, keep_kept_method_reads, keep_outside_use, keep_runtime_read, keep_super_target,
+    keep_base_hooks, keep_child_reads, keep_implicit_dunder, keep_kept_method_reads, keep_outside_use, keep_registered_defs, keep_runtime_read,
+    keep_structural_tests, keep_super_target,
     unsafe_attribute_hooks, unsafe_class_body, unsafe_class_keyword, unsafe_dataclass_parent, unsafe_dynamic_access, unsafe_generic_base, unsafe_init_call, unsafe_mro_walk, unsafe_slots,
 )
 from .rules.rewrite_inline_init import find_super_init, generates_init
@@ -116,7 +117,7 @@ class Analyzer:
         a = st.a
         out = Scanned()
         hazards_before, unsafe_before = len(a.hazards), len(a.unsafe)
-        if keep_outside_use.run(st, out):
+        if keep_outside_use.run(st, out) | keep_structural_tests.run(st, out):
             closure(st)
             out.closed = True
         type_checks(st)
@@ -197,7 +198,7 @@ def finish(st: ClassState) -> ClassAnalysis:
 
 
 def closure(st: ClassState) -> None:
-    """Follow kept members into P's code (DC103), and slice P.__init__, until nothing new is needed."""
+    """Follow kept members into P's code (DC103, DC113), and slice P.__init__, until nothing new is needed."""
     a = st.a
     st.queue = list(a.kept)
     keep_implicit_dunder.run(st)
@@ -209,6 +210,7 @@ def closure(st: ClassState) -> None:
                 continue
             scanned.add(name)
             keep_kept_method_reads.follow(st, name)
+            keep_registered_defs.follow(st, name)
         before = set(a.kept)
         slice_parent_init(st)
         if set(a.kept) == before and not st.queue:

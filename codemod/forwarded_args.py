@@ -16,9 +16,10 @@ from .errors import UnsafeError
 
 def default_source(ctx, default: ast.expr) -> str:
     """A default of P.__init__, spelt for C's module: it is evaluated in P's module, so only the
-    aliases under which C's module imports P's globals (DC608) apply to it, not P's local renames."""
-    aliases = {n: cst.Name(al[0]) for n, al in ctx.aliases.items()}
-    return cst.Module([]).code_for_node(rename(cst.parse_expression(source_segment(ctx.pinfo.text, default)), aliases))
+    aliases under which C's module imports P's globals (DC608) and the literals that stand for
+    where it is written (DC614) apply to it, not P's local renames."""
+    names = ctx.names_for(set(ctx.aliases) | set(ctx.literals))
+    return cst.Module([]).code_for_node(rename(cst.parse_expression(source_segment(ctx.pinfo.text, default)), names))
 
 
 def assign(target: str, source: str) -> cst.SimpleStatementLine:

@@ -20,7 +20,7 @@ from .cst_util import Located, ModuleCode, comment_line
 from .model import ClassAnalysis, ClassPlan, ModulePatch
 from .index import ModuleInfo
 from .rules import (
-    rewrite_bind_names, rewrite_copy_members, rewrite_flag_comments, rewrite_format, rewrite_inline_init, rewrite_reparent,
+    rewrite_bind_names, rewrite_copy_members, rewrite_flag_comments, rewrite_format, rewrite_inline_init, rewrite_place_reads, rewrite_reparent,
     rewrite_super_fallback,
 )
 from .rules.verdict_already_decoupled import MARKER
@@ -38,6 +38,7 @@ class ClassRewrite:
     base_refs: list[str]  # how C's module spells the bases that take P's place (none: object)
     parent_index: int  # which of C's bases is P
     aliases: dict = field(default_factory=dict)  # free name -> (alias, module, object): DC608
+    literals: dict = field(default_factory=dict)  # free name -> the source of the literal it becomes: DC614
     moved: dict = field(default_factory=dict)  # id of a class statement -> parent statements placed after it: DC612
     markers: bool = True  # write the "# decouple: ..." comments (--no-markers: none)
     plan: ClassPlan = field(default_factory=ClassPlan)
@@ -46,6 +47,13 @@ class ClassRewrite:
     def __post_init__(self):
         self.copied = rewrite_flag_comments.Copied(self.a, self.pinfo.rel, self.pinfo.lines)
         self.plan.removed_comments = self.copied.removed
+        self.literals = rewrite_place_reads.literals(self.pinfo, rewrite_bind_names.moved_free(self.a))
+
+    def names_for(self, names) -> dict[str, cst.BaseExpression]:
+        """How moved code's free ``names`` are spelt in the class's module: DC608's aliases, DC614's literals."""
+        out: dict[str, cst.BaseExpression] = {n: cst.Name(self.aliases[n][0]) for n in names if n in self.aliases}
+        out.update({n: cst.parse_expression(self.literals[n]) for n in names if n in self.literals})
+        return out
 
     def marker(self, text: str) -> list:
         """The leading line of a marker comment, or none under --no-markers."""

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import ast
 from .attribute_hooks import STORE_HOOKS, silent_for
-from .ast_util import Pos, bind_arguments, binding_count, dotted_name, first_param, is_docstring, is_super_call, names_bound, pos, walk
+from .ast_util import Pos, bind_arguments, binding_count, dotted_name, first_param, is_docstring, is_static, is_super_call, names_bound, pos, walk
 from .facts import SETTER, Facts, MethodEffects, collect
 from .model import SideEffect, SliceResult
 from .rules import (
     effect_allocation, effect_call, effect_construction, effect_outside_write, effect_registration,
-    keep_constructor_dispatch, keep_init_slice_defines, keep_init_slice_reads, keep_self_handoff, keep_validation,
+    keep_constructor_dispatch, keep_init_slice_defines, keep_kept_object, keep_init_slice_reads, keep_self_handoff, keep_validation,
     rewrite_drop_recomputed, rewrite_fuse_loops, rewrite_read_through, unsafe_dynamic_access,
 )
 from .rules.rewrite_fold_constants import fold
@@ -47,8 +47,8 @@ class Slicer:
         self.stores_run_code = stores_run_code
         # What ``self.X = v`` runs where X is a property with a setter: the assignment is a call.
         self.setters = setters or {}
-        # statement, facts -> (rule id, why) when the statement must run for its effect alone
-        # (a validation, a hand-off of the instance), or None.
+        # statement, facts, what is live after it -> (rule id, why) when the statement must run
+        # for its effect alone (a validation, a hand-off of the instance, a call on a kept object), or None.
         self.for_effect = for_effect
         # What each ``self.m()`` does as dispatch runs it (the subclass's overrides standing in for
         # the parent's methods): a call may define attributes and needs what it reads; a call that
@@ -242,7 +242,7 @@ class Slicer:
         explicit_init = (init_of is not None and not is_super_call(init_of) and dotted_name(init_of) not in (None, "object")
                          and bool(call.args) and isinstance(call.args[0], ast.Name) and call.args[0].id == self.selfname)
         needed = (defs & live) or (is_super_init and self.keep_super) or explicit_init or runs_staying_code
-        effect = None if needed or self.for_effect is None else self.for_effect(s, f)
+        effect = None if needed or self.for_effect is None else self.for_effect(s, f, live)
         if effect is not None:
             self.res.for_effect[pos(s)] = (s, effect[1], effect[0])
         if needed or effect is not None:
@@ -379,15 +379,21 @@ def slice_parent_init(st) -> None:
 
 
 def _for_effect(st, module, selfname: str, effects: dict, init: ast.FunctionDef):
-    """The test the slicer asks of a statement nothing needs: must it run anyway (DC110, DC111)?"""
+    """The test the slicer asks of a statement nothing needs: must it run anyway (DC110, DC111, DC112)?"""
     index = st.index
     methods = set(effects)
     holders = keep_self_handoff.holders(init, selfname, methods)
+    # Locals the body binds: objects built here (a parameter is the caller's, unless bound again).
+    built = {n.id for n in walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    # What each self.m() acts on, through the methods it reaches (the parent's and the class's own).
+    defs = {n: fn for c in [*st.a.chain[::-1], st.a.cls] for n, fn in c.methods.items() if n != "__init__"}
+    direct = {n: keep_kept_object.acts_on(fn, first_param(fn)) for n, fn in defs.items() if first_param(fn) and not is_static(fn)}
+    acting = {m: set().union(*(direct.get(x, set()) for x in eff.calls)) for m, eff in effects.items()}
 
     def resolve(call: ast.Call):
         return index.resolve_callable(module, call.func)
 
-    def test(s: ast.stmt, f: Facts):
+    def test(s: ast.stmt, f: Facts, live: set):
         why = keep_validation.match(s, f, effects, resolve)
         if why:
             return keep_validation.ID, why
@@ -397,6 +403,9 @@ def _for_effect(st, module, selfname: str, effects: dict, init: ast.FunctionDef)
         why = keep_self_handoff.acts_through(s, holders)
         if why:
             return keep_self_handoff.ID, why
+        why = keep_kept_object.match(s, live, selfname, built, acting)
+        if why:
+            return keep_kept_object.ID, why
         return None
 
     return test

@@ -17,7 +17,10 @@ cooperative mixin, before or after), ``super(Parent, self)``, the child calling 
 into it, its default read from a module constant that the child's module may bind otherwise), a
 class attribute merged along the MRO, an assignment in the
 parent's ``__init__`` that runs a property setter, ``getattr`` passed to ``functools.reduce``,
-and a table keyed by class that a walk along the instance's MRO looks up. The tool runs on each; where it
+and a table keyed by class that a walk along the instance's MRO looks up; and the shapes of issue 37:
+a logger named after the module in the parent's ``__init__``, a kept file or event whose header or
+``set()`` the slice would drop, ``singledispatchmethod`` registrations under ``_``, and a guard on a
+runtime-checkable Protocol. The tool runs on each; where it
 patches, a probe runs against the original and the patched package in fresh interpreters, and
 their transcripts must be equal, as must every attribute the patched instance still has.
 A decline or a refusal is never a failure; a patch that changes behaviour is.
@@ -41,6 +44,18 @@ from hypothesis import strategies as st
 from codemod.cli import main as decouple_main
 
 ATTRS = ["alpha", "beta", "gamma", "delta"]
+HIDDEN = ["logger", "journal", "event", "dispatch", "protocol"]
+# What each hidden shape adds: lines of the parent's __init__, parent methods, what the child's look() returns.
+_HIDDEN_INIT = {"logger": ["        self.log_name = logging.getLogger(__name__).name"],
+                "journal": ["        self.journal = io.StringIO()", "        self.journal.write('header;')"],
+                "event": ["        self.ready = threading.Event()", "        self.ready.set()"]}
+_HIDDEN_METHODS = {"dispatch": "    @functools.singledispatchmethod\n    def fmt(self, x):\n        return 'obj'\n\n"
+                               "    @fmt.register\n    def _(self, x: int):\n        return 'int:' + self.label\n\n"
+                               "    @fmt.register\n    def _(self, x: str):\n        return 'str'\n"}
+_HIDDEN_LOOK = {"logger": ["self.log_name"], "journal": ["self.journal.getvalue()"], "event": ["self.ready.is_set()"],
+                "dispatch": ["self.fmt(1)", "self.fmt('a')", "self.fmt(2.5)"]}
+_PROTOCOL = ("\n\nfrom typing import Protocol, runtime_checkable\n\n\n@runtime_checkable\nclass HasLook(Protocol):\n"
+             "    def look(self): ...\n\n\ndef proto(x):\n    return x.gamma if isinstance(x, HasLook) else None\n")
 # The one route to the child that pkg/carrier.py holds besides Other: with no other route in the
 # file, a receiver the typing gets wrong there drops ATTR, and the probe sees it.
 _HOLDER = "\n\nclass Holder:\n    def __init__(self):\n        self.backend = Other()\n\n    def read(self):\n        return self.backend.ATTR\n"
@@ -113,6 +128,10 @@ def pieces(draw):
     # Two draws in three keep the plain parent: most dataclass shapes are refused, and the rest of
     # the grammar must still reach patches often enough.
     p["dataclass_parent"] = draw(st.sampled_from(["none"] * 6 + ["decorated", "generated", "generated-default"]))
+    # Issue 37's hidden shapes: moved code that reads where it is written (a logger named after the
+    # module), a dropped call on a kept object (a file's header, an event set), registrations under
+    # a throw-away name (singledispatchmethod's ``_``), and a structural guard (a Protocol).
+    p["hidden"] = draw(st.lists(st.sampled_from(HIDDEN), max_size=2, unique=True))
     return p
 
 
@@ -170,6 +189,9 @@ def render(p) -> tuple[dict[str, str], str]:
     init.append("        self.delta = self.gamma if n > 1 else -1")
     init.append("        self.prop = n" if p["property"] == "setter-assigned" else "        self._prop = n")
     init.append("        self.label = f'{name}:{n}'")
+    hidden = p.get("hidden", [])
+    for h in hidden:
+        init += _HIDDEN_INIT.get(h, [])
     if p["pops"]:
         init += ["        self.flag = extra.pop('flag', False)", "        self.rest = sorted(extra)"]
     methods = []
@@ -223,13 +245,15 @@ def render(p) -> tuple[dict[str, str], str]:
         methods.append(f"    def {d}{sig}:\n        {body}\n")
     if "__eq__" in p["dunders"]:
         methods.append("    __hash__ = None\n")
+    methods += [_HIDDEN_METHODS[h] for h in hidden if h in _HIDDEN_METHODS]
     methods.append("    def plan(self, batch):\n        out = []\n        for item in batch:\n            slot = self.pool[item % len(self.pool)]\n"
                    "            out.append(slot + item)\n        return out\n")
     class_attr = {"none": "", "same": "    kind = 'base'\n", "overridden": "    kind = 'parent'\n"}[p["class_attr"]]
     if p["mro_walk"]:
         class_attr += "    messages = {'parent': 1}\n"
     parent = (
-        f"import functools\nimport itertools\n\nfrom .base import {'Base' if p['mixin'] == 'none' else 'Base, Mixin'}\n\n"
+        f"import functools\n{'import io' + chr(10) if 'journal' in hidden else ''}import itertools\n"
+        f"{'import logging' + chr(10) if 'logger' in hidden else ''}{'import threading' + chr(10) if 'event' in hidden else ''}\nfrom .base import {'Base' if p['mixin'] == 'none' else 'Base, Mixin'}\n\n"
         "SCALE = 2\nNAME = 'p'\nREGISTRY = {}\nLISTENERS = []\nSUBCLASSES = []\nSERIALS = itertools.count()\n\n\ndef helper(x):\n    return x + 1\n\n\n"
         "def register(obj):\n    REGISTRY[id(obj)] = obj\n\n\ndef check(n):\n    if n == 0:\n        raise ValueError('zero')\n\n\n"
         "class Holder:\n    def __init__(self, owner):\n        self.owner = owner\n        self.size = len(owner.beta)\n\n\n"
@@ -271,6 +295,7 @@ def render(p) -> tuple[dict[str, str], str]:
         exprs.append("self.serial")
     if p["pops"] and p["child_call"] != "inherit":
         exprs += ["self.own_extra", "self.flag", "self.rest"]
+    exprs += [e for h in hidden for e in _HIDDEN_LOOK.get(h, [])]
     child_methods.append(f"    def look(self):\n        return [{', '.join(exprs)}]\n")
     if p["mro_walk"]:
         child_methods.append("    def msgs(self):\n        return sorted(self.merged)\n")
@@ -293,9 +318,12 @@ def render(p) -> tuple[dict[str, str], str]:
              "index": ["wire_index(c)"], "inherit": ["Heir(c).read()"], "unpack": ["wire_unpack(c)"],
              "callback": ["apply(read_it, c)"], "rebound": ["wire_rebound(c)"], "duck": ["duck(c)"],
              "duck-kept": ["duck(c)"], "reduce": ["wire_reduce(c)"], "dispatch": ["dispatch(c)"]}[p["carrier"]]
+    seen += ["proto(c)"] if "protocol" in hidden else []
     outside = ", ".join(seen) or "None"
     names = sorted(set(re.findall(r"^(?:class|def) (\w+)", CARRIERS[p["carrier"]], re.M)) | {"Other"})
     user = f"from .carrier import {', '.join(names)}\n\n\ndef peek(c):\n    return [{outside}]\n"
+    if "protocol" in hidden:
+        user += _PROTOCOL
     if p["carrier"] == "reduce":
         # getattr by a computed name on an object of unknown type is listed, not refused (DC301's
         # known problems, as for a plain getattr(x, name)): the route to the child is typed here,
@@ -352,8 +380,8 @@ def render(p) -> tuple[dict[str, str], str]:
             published = list(P.REGISTRY.values()) + P.LISTENERS
             row.append(sum(1 for v in published if v is c or getattr(v, "__self__", None) is c))
             out.append(row)
-            # An object's default repr carries its address: compare its type instead.
-            state.append({{k: type(v).__name__ if " object at 0x" in repr(v) else repr(v) for k, v in vars(c).items() if not callable(v)}})
+            # A repr that carries an address (the default one, threading.Event's): compare the type instead.
+            state.append({{k: type(v).__name__ if " at 0x" in repr(v) else repr(v) for k, v in vars(c).items() if not callable(v)}})
         if {exc}:
             from pkg.user import guarded
             out.append(guarded(lambda: Child(2)))
@@ -386,7 +414,9 @@ FOUND = [dict(explicit_base_init=False, two_arg_super=False, mixin="none", child
               hook="none", stores_handler=False, property="none", dunders=[], class_attr="none", forward="positional", clash=[],
               exception=False, validation="none", fallback="none", registration="none", child_reads=["alpha"],
               child_sets_before_super=None, child_assigns_prop=False, outside=[], carrier="reduce", carrier_reads="gamma",
-              tiny=[], pops=False, parent_hook="none", alias=False, dataclass_base=False, dataclass_parent="none")]
+              tiny=[], pops=False, parent_hook="none", alias=False, dataclass_base=False, dataclass_parent="none", hidden=[])]
+# Each of issue 37's hidden shapes on the plainest hierarchy, so that every run patches each once.
+HIDDEN_EXAMPLES = [dict(FOUND[0], carrier="none", hidden=[h]) for h in HIDDEN]
 
 
 def test_generated_patterns_behave_the_same(tmp_path_factory, request):
@@ -396,6 +426,11 @@ def test_generated_patterns_behave_the_same(tmp_path_factory, request):
     @settings(max_examples=n_examples, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     @given(pieces())
     @example(p=FOUND[0])
+    @example(p=HIDDEN_EXAMPLES[0])
+    @example(p=HIDDEN_EXAMPLES[1])
+    @example(p=HIDDEN_EXAMPLES[2])
+    @example(p=HIDDEN_EXAMPLES[3])
+    @example(p=HIDDEN_EXAMPLES[4])
     def check(p):
         files, probe = render(p)
         root = tmp_path_factory.mktemp("g")

@@ -1,9 +1,10 @@
 """DC103 kept-method-reads: keep what a kept method or property of the parent reads or calls.
 
 ## What it does
-Follows every kept method and property of the parent (a property's setter and deleter
-included) and keeps what it reads or calls through ``self``, until nothing new is kept
-(a transitive closure, run again after each slice of the parent's ``__init__``). A kept class
+Follows every kept method and property of the parent (every definition of its name: a
+property's setter and deleter, each ``_`` a dispatcher registers) and keeps what it reads or
+calls through ``self``, until nothing new is kept (a transitive closure, run again after each
+slice of the parent's ``__init__``). A kept class
 attribute whose value names another member of the same class body (``__enter__ = begin``,
 ``sizes = DEFAULTS + EXTRA``) keeps that member too: the copied line evaluates it in C's body.
 
@@ -37,10 +38,10 @@ def follow(st, name: str) -> None:
     if m.kind in ("method", "property") and m.node is not None and (name not in st.child_defines or name in st.super_reached):
         satisfied = st.satisfied()
         st.scan_method(owner, m.node, satisfied, f"{owner.name}.{name} (kept)", ID)
-        if m.kind == "property":
-            for extra in owner.node.body:
-                if isinstance(extra, ast.FunctionDef) and extra.name == name and extra is not m.node:
-                    st.scan_method(owner, extra, satisfied, f"{owner.name}.{name} (kept)", ID)
+        # Every definition of the name runs: a property's setter, each ``_`` a dispatcher registers (DC113).
+        for extra in owner.node.body:
+            if isinstance(extra, (ast.FunctionDef, ast.AsyncFunctionDef)) and extra.name == name and extra is not m.node:
+                st.scan_method(owner, extra, satisfied, f"{owner.name}.{name} (kept)", ID)
     elif m.kind == "class_attribute" and isinstance(m.node, (ast.Assign, ast.AnnAssign)) and m.node.value is not None:
         # Names in the value are looked up in the class body first: ``__enter__ = begin``.
         for n in ast.walk(m.node.value):

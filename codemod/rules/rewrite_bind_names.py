@@ -44,6 +44,7 @@ import libcst as cst
 from ..ast_util import bind_arguments, child_blocks, first_param, pos, snake_case, walk
 from ..errors import UnsafeError
 from ..index import ModuleInfo
+from . import rewrite_place_reads
 
 ID = "DC608"
 NAME = "name-binding"
@@ -54,6 +55,12 @@ def plan(index, a) -> dict[str, tuple[str, str, str | None]]:
     """Free name -> (alias, module to import from, object or None for a plain module import)."""
     pmod, cmod = a.parent.module, a.cls.module
     inlined, copied = inlined_free(a), set().union(*(copied_free(a).values()))
+
+    def unbound(name: str) -> bool:
+        return _binding(pmod, name) in (None, f"builtins.{name}")
+
+    rewrite_place_reads.check(a, inlined_parts(a) + defaults_read(a), [n for ns in copied_nodes(a).values() for n in ns],
+                              inlined | copied, unbound)
     cinit = a.cls.methods.get("__init__")
     init_locals = _bound_in(cinit) if cinit is not None else set()
     taken = _module_names(cmod) | init_locals
@@ -151,50 +158,61 @@ def _loads(node: ast.AST) -> set[str]:
 
 def inlined_free(a) -> set[str]:
     """Globals the kept statements of P's __init__ read."""
-    init, sl = a.parent_init, a.init_slice
+    init = a.parent_init
     if init is None:
         return set()
-    out = set()
-    if sl is not None and sl.kept:
-        for s in walk(init):
-            if isinstance(s, ast.stmt) and pos(s) in sl.kept and s is not init:
-                out |= _loads(s) if not isinstance(s, (ast.If, ast.For, ast.While, ast.With, ast.Try)) else _header_loads(s)
-        out -= _bound_in(init) | {first_param(init)}
-    return out | _defaults_read(a)
+    out = set().union(*(_loads(n) for n in inlined_parts(a)))
+    out -= _bound_in(init) | {first_param(init)}
+    return out | set().union(*(_loads(d) for d in defaults_read(a)))
 
 
-def _defaults_read(a) -> set[str]:
-    """Globals read by the defaults the inline rule writes into the class: of the parameters the
+def inlined_parts(a) -> list[ast.AST]:
+    """What runs of the kept statements of P's __init__ once inlined: each simple statement, and
+    the header of each compound one (its body's statements are listed on their own)."""
+    init, sl = a.parent_init, a.init_slice
+    if init is None or sl is None or not sl.kept:
+        return []
+    return [n for s in walk(init) if isinstance(s, ast.stmt) and pos(s) in sl.kept and s is not init
+            for n in ([s] if not isinstance(s, (ast.If, ast.For, ast.While, ast.With, ast.Try)) else _header(s))]
+
+
+def defaults_read(a) -> list[ast.expr]:
+    """The defaults the inline rule writes into the class: of the parameters the
     slice reads and the class's call leaves to their defaults (or to a forwarded mapping). A
     default is evaluated in the parent's module, so its names are bound as the kept statements' are.
     A class without an ``__init__`` gets the parent's whole signature (``add_init``): every default
     and annotation of it is read where the class is defined."""
     init, sl, call = a.parent_init, a.init_slice, a.super_init_call
     if init is None:
-        return set()
+        return []
     args = init.args
     if "__init__" not in a.cls.methods:
         params = args.posonlyargs + args.args + args.kwonlyargs + [p for p in (args.vararg, args.kwarg) if p is not None]
         exprs = list(args.defaults) + [d for d in args.kw_defaults if d is not None]
         exprs += [p.annotation for p in params if p.annotation is not None] + ([init.returns] if init.returns is not None else [])
-        return set().union(*(_loads(e) for e in exprs))
+        return exprs
     if call is None or sl is None:
-        return set()
+        return []
     positional = args.posonlyargs + args.args
     pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
     pairs += [(p, d) for p, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
     bound = bind_arguments(init, call).bound
-    return set().union(*(_loads(d) for p, d in pairs if p.arg in sl.free_locals and p.arg not in bound))
+    return [d for p, d in pairs if p.arg in sl.free_locals and p.arg not in bound]
 
 
-def _header_loads(s: ast.stmt) -> set[str]:
+def _header(s: ast.stmt) -> list[ast.expr]:
     if isinstance(s, (ast.If, ast.While)):
-        return _loads(s.test)
+        return [s.test]
     if isinstance(s, ast.For):
-        return _loads(s.iter)
+        return [s.iter]
     if isinstance(s, ast.With):
-        return set().union(*(_loads(i.context_expr) for i in s.items))
-    return set()
+        return [i.context_expr for i in s.items]
+    return []
+
+
+def moved_free(a) -> set[str]:
+    """The free names of everything the rewrite moves into the class's module."""
+    return inlined_free(a).union(*copied_free(a).values())
 
 
 def copied_free(a) -> dict[str, set[str]]:
@@ -203,13 +221,21 @@ def copied_free(a) -> dict[str, set[str]]:
     # Decorators, defaults and class attribute values are evaluated in the class body, which sees
     # the class's own earlier definitions (``@value.setter``): those are members, not globals.
     class_level = {n for c in a.chain for n, m in c.members.items() if m.kind != "instance_attribute"}
+    for name, nodes in copied_nodes(a).items():
+        out[name] = set().union(*(_function_free(n, class_level) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                                  else _loads(n) - class_level for n in nodes)) if nodes else set()
+    return out
+
+
+def copied_nodes(a) -> dict[str, list[ast.stmt]]:
+    """Member name -> the definitions (or the class-body assignment) the rewrite copies for it."""
+    out = {}
     for name in a.kept:
         m, owner = a.members[name]
         if m.kind in ("method", "property"):
-            fns = [n for n in owner.node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
-            out[name] = set().union(*(_function_free(fn, class_level) for fn in fns)) if fns else set()
+            out[name] = [n for n in owner.node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
         elif m.kind == "class_attribute" and m.node is not None:
-            out[name] = _loads(m.node) - class_level
+            out[name] = [m.node]
     return out
 
 

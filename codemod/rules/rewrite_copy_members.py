@@ -46,12 +46,12 @@ NAME = "copy-members"
 def apply(ctx, body):
     a = ctx.a
     attrs, methods = [], []
-    free = rewrite_bind_names.copied_free(a) if ctx.aliases else {}
+    free = rewrite_bind_names.copied_free(a) if ctx.aliases or ctx.literals else {}
     fallbacks = rewrite_super_fallback.copied(a)  # overridden by the class: copied under a private name
 
     def bound(name, node):
         """The node with its free names that DC608 aliased renamed to their aliases."""
-        mapping = {n: cst.Name(ctx.aliases[n][0]) for n in free.get(name, ()) if n in ctx.aliases}
+        mapping = ctx.names_for(free.get(name, ()))
         return rewrite_bind_names.retarget_super(a, ctx.pinfo, rename(node, mapping))
 
     late: set[str] = set()  # class attributes copied among the methods

@@ -121,8 +121,8 @@ def init_block(ctx) -> list[cst.BaseStatement]:
     if not stmts and not a.moved:
         return []
     mapping, forwarded, prelude = _bindings(ctx, pinit)
-    for name in rewrite_bind_names.inlined_free(a) & set(ctx.aliases):
-        mapping.setdefault(name, cst.Name(ctx.aliases[name][0]))
+    for name, spelt in ctx.names_for(rewrite_bind_names.inlined_free(a)).items():
+        mapping.setdefault(name, spelt)
     # The forwarded prelude reads C's names (``dict(kwargs)``): P's renames must not reach it.
     stmts = forwarded + [rewrite_bind_names.retarget_super(a, ctx.pinfo, rename(s, mapping)) for s in prelude + stmts] if stmts else []
     for d, r in a.moved:  # DC612: after the class's own repeat of the value they read
@@ -322,7 +322,7 @@ def add_init(ctx, body, inlined):
     pinit = ctx.a.parent_init
     # Defaults and annotations are evaluated where the class is defined: spelt as the parent's
     # module means them (an alias where the class's module binds the name otherwise).
-    mapping = {n: cst.Name(ctx.aliases[n][0]) for n in rewrite_bind_names.inlined_free(ctx.a) & set(ctx.aliases)}
+    mapping = ctx.names_for(rewrite_bind_names.inlined_free(ctx.a))
     params = rename(ctx.p.stmt(pinit).params, mapping)
     fn = cst.FunctionDef(
         name=cst.Name("__init__"),

@@ -8,7 +8,7 @@ beside each. The last tests turn each fix off in turn and show that the post-con
 
 import pytest
 from conftest import FIXTURES
-from ruletools import analyse, hazards_of, patch, run_both
+from ruletools import UNUSED, analyse, hazards_of, patch, run_both
 
 def _fixture(case: str) -> dict[str, str]:
     """The package of a rewrite fixture (``fixtures/rewrite/<case>/input/pkg``), the exact output of
@@ -16,17 +16,6 @@ def _fixture(case: str) -> dict[str, str]:
     pkg = FIXTURES / "rewrite" / case / "input" / "pkg"
     return {p.name: p.read_text() for p in sorted(pkg.glob("*.py")) if p.name != "__init__.py"}
 
-
-# A parent method the class does not need, so that the copies stay a small share (DC504).
-UNUSED = '''
-
-    def report(self):
-        lines = []
-        for k in sorted(vars(self)):
-            lines.append(k)
-        lines.append("end")
-        return "\\n".join(lines)
-'''
 
 TWO_BASES = _fixture("parent_two_bases")
 TWO_BASES_PROBE = "from pkg.child import Child\nc = Child([1, 2])\nprint(c.first(), c.describe(), isinstance(c, __import__('pkg.base').base.BaseNode))\n"

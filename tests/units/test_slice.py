@@ -134,7 +134,7 @@ def test_a_statement_run_for_its_effect_is_kept_with_what_it_reads():
             self.pool = Pool(n)
         """
     fn = ast.parse(textwrap.dedent(src)).body[0]
-    test = lambda s, f: ("DC110", "asserts") if isinstance(s, ast.Assert) else None  # noqa: E731
+    test = lambda s, f, live: ("DC110", "asserts") if isinstance(s, ast.Assert) else None  # noqa: E731
     res = Slicer(fn, "self", consts={}, foreign_classes=set(), keep_super=False, for_effect=test).run({"n"})
     assert sorted(ln for ln, _ in res.kept) == [3, 4, 5]
     assert [(s.lineno, rule) for s, _, rule in res.for_effect.values()] == [(5, "DC110")]

@@ -1,0 +1,241 @@
+"""DC114 keep-structural-tests: a structural type test proves nothing about what an object is not, and keeps what it tests for.
+
+## What it does
+A class is structural when ``isinstance`` against it asks more than the object's class's bases:
+
+- a ``Protocol`` (one that lists ``typing.Protocol`` or ``typing_extensions.Protocol`` among its
+  own bases; a class deriving from a protocol without doing so is a plain class);
+- a class that defines ``__subclasshook__`` or derives from one that does, or whose metaclass
+  defines ``__instancecheck__`` or ``__subclasscheck__``;
+- an abstract base class (``abc.ABC``, a metaclass derived from ``ABCMeta``, a protocol or a
+  standard abstract class among its bases) on which, or on a subclass of which, the tree
+  registers a class (``Sink.register(Child)``, ``@Sink.register``);
+- the standard library's abstract classes (``collections.abc``'s, as ``collections.abc`` or
+  ``typing`` spell them, ``numbers``, ``importlib.abc``, ``abc.ABC``, ``os.PathLike``,
+  ``contextlib``'s and ``io``'s abstract bases).
+
+Two things follow. The receiver typing never takes such a class, from an ``isinstance`` guard or
+an annotation, as proof that an object is not an instance of the class (only what a constructor
+of it builds is exactly it). And where the tree tests an object that may be an instance of the
+class with ``isinstance``/``issubclass`` against a structural class, the members of the parent
+that the test asks for are kept: what a ``Protocol`` declares (its methods and annotated
+attributes, and its ``Protocol`` bases'), the names a ``__subclasshook__`` spells as strings
+(``hasattr(C, "close")``), the special methods a standard one-method ABC looks for (``Sized``:
+``__len__``).
+
+## Why
+``isinstance(x, HasTotal)`` is true for an instance of the class whenever it has ``total``,
+whatever its bases: an ``x.gamma`` read under that guard is a use of ``gamma`` on it, and dropping
+``gamma`` makes the read raise. ``isinstance(c, HasGamma)`` is true before the patch because the
+instance has ``gamma`` and false after it when ``gamma`` is dropped. Neither shows in the class's
+bases, and every check on the patched file passes.
+
+## Known problems
+A ``__subclasshook__`` that decides by names it computes is not read: only its string constants
+count. A test whose class is held in a variable is not found. A registration made outside the
+tree, or through a name the tree does not spell as ``X.register``, is not seen: an abstract class
+with none in the tree still counts as proof. The typing of a method's ``self`` as its class
+counts a protocol the class is as structural too, which keeps more than it needs.
+
+## Fix safety
+Keeping is safe, and so is counting a receiver as a possible instance: both keep more.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from ..ast_util import dotted_name
+from ..model import Evidence, Receiver
+
+ID = "DC114"
+NAME = "keep-structural-tests"
+
+_PROTOCOLS = {"typing.Protocol", "typing_extensions.Protocol"}
+_ABC_META = {"abc.ABCMeta"}
+_HOOKS = ("__instancecheck__", "__subclasscheck__")  # on a metaclass; __subclasshook__ on the class
+_REGISTER = re.compile(r"\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\.register\b")
+_STDLIB = {"os.PathLike", "contextlib.AbstractContextManager", "contextlib.AbstractAsyncContextManager",
+           "io.IOBase", "io.RawIOBase", "io.BufferedIOBase", "io.TextIOBase", "abc.ABC"}
+_STDLIB_MODULES = ("numbers.", "importlib.abc.")
+# The abstract classes of collections.abc, as collections.abc and typing spell them.
+_COLLECTIONS = {"Mapping", "MutableMapping", "Sequence", "MutableSequence", "Set", "MutableSet", "AbstractSet",
+                "MappingView", "KeysView", "ItemsView", "ValuesView", "Generator", "Coroutine", "AsyncGenerator", "ByteString"}
+# What the standard library's abstract classes with a ``__subclasshook__`` look for.
+_ONE_METHOD_ABCS = {
+    "Hashable": ("__hash__",), "Iterable": ("__iter__",), "Iterator": ("__iter__", "__next__"),
+    "Reversible": ("__reversed__", "__iter__"), "Sized": ("__len__",), "Container": ("__contains__",),
+    "Collection": ("__len__", "__iter__", "__contains__"), "Callable": ("__call__",), "Awaitable": ("__await__",),
+    "AsyncIterable": ("__aiter__",), "AsyncIterator": ("__aiter__", "__anext__"), "Buffer": ("__buffer__",),
+    "PathLike": ("__fspath__",), "AbstractContextManager": ("__enter__", "__exit__"),
+    "AbstractAsyncContextManager": ("__aenter__", "__aexit__"),
+}
+
+
+def _stdlib_abc(qual: str) -> bool:
+    module, _, short = qual.rpartition(".")
+    if module in ("collections.abc", "typing", "typing_extensions"):
+        return short in _COLLECTIONS or short in _ONE_METHOD_ABCS
+    return qual in _STDLIB or qual.startswith(_STDLIB_MODULES)
+
+
+def structural(index, qual: str, registered: set[str]) -> str | None:
+    """Why ``isinstance`` against the class ``qual`` asks more than bases, or None.
+    ``registered``: the classes of the tree that something is registered on (``registrations``)."""
+    if _stdlib_abc(qual):
+        return "an abstract class of the standard library"
+    cls = index.resolve_class(qual)
+    if cls is None:
+        return None
+    if set(cls.bases) & _PROTOCOLS:
+        return "a Protocol"  # a subclass of one that does not list Protocol itself is a plain class
+    chain = [cls, *filter(None, map(index.resolve_class, index.ancestors(cls)))]
+    abstract = bool({qual, *index.ancestors(cls)} & (_PROTOCOLS | {"abc.ABC"})) or any(map(_stdlib_abc, index.ancestors(cls)))
+    for c in chain:
+        if "__subclasshook__" in c.methods:
+            return f"{c.name} defines __subclasshook__"
+        meta = _metaclass(c)
+        if meta is not None and _hooked_metaclass(index, meta):
+            return f"its metaclass {meta.rsplit('.', 1)[-1]} defines how isinstance decides"
+        abstract = abstract or (meta is not None and (meta in _ABC_META or _abc_metaclass(index, meta)))
+    # Registered on it or on a subclass of it: isinstance against it then takes the registered class.
+    own = {qual, cls.qualname}
+    if abstract and any(own & {c.qualname, *index.ancestors(c)} for c in _classes(index, registered)):
+        return "an abstract base class, on which the tree registers classes"
+    return None
+
+
+def registrations(index) -> set[str]:
+    """The classes of the tree that ``X.register(...)`` (or ``@X.register``) registers classes on."""
+    out: set[str] = set()
+    # Asked for inside a typing query: what is parsed here is not the query's, and must not use
+    # up its budget of modules (what a receiver is told would then depend on this search).
+    meter, index.meter = index.meter, None
+    try:
+        for rel in index.tree.grep(_REGISTER, words=("register",)):
+            mod = index.module(rel)
+            if mod is None:
+                continue
+            for m in _REGISTER.finditer(mod.text):
+                cls = index.resolve_class(mod.qualify(ast.parse(m.group(1), mode="eval").body))
+                if cls is not None:
+                    out.add(cls.qualname)
+    finally:
+        index.meter = meter
+    return out
+
+
+def _classes(index, quals: set[str]) -> list:
+    return [c for c in map(index.resolve_class, sorted(quals)) if c is not None]
+
+
+def tested_names(index, qual: str) -> set[str]:
+    """The attribute names an ``isinstance`` against the structural class ``qual`` looks for, as
+    far as they can be read."""
+    if _stdlib_abc(qual):
+        return set(_ONE_METHOD_ABCS.get(qual.rsplit(".", 1)[-1], ()))
+    cls = index.resolve_class(qual)
+    if cls is None:
+        return set()
+    out: set[str] = set()
+    for c in [cls, *filter(None, map(index.resolve_class, index.ancestors(cls)))]:
+        if set(c.bases) & _PROTOCOLS:  # a protocol lists Protocol among its own bases
+            out |= {n for n, m in c.members.items() if m.kind != "instance_attribute"}
+            out |= {s.target.id for s in c.node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)}
+        hook = c.methods.get("__subclasshook__")
+        if hook is not None:
+            out |= {n.value for n in ast.walk(hook) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+        for q in filter(_stdlib_abc, c.bases):
+            out |= set(_ONE_METHOD_ABCS.get(q.rsplit(".", 1)[-1], ()))
+    return out
+
+
+def run(st, out) -> bool:
+    """Keep the parent's members that a structural test of a possible instance asks for; True
+    when a member was kept."""
+    a = st.a
+    wanted = set(a.members) - set(a.kept)
+    if not wanted:
+        return False
+    index = st.index
+    registered = registrations(index)
+    candidates = _structural_classes(st, wanted, registered)
+    if not candidates:
+        return False
+    flow = st.receivers()
+    found = False
+    short = {q.rsplit(".", 1)[-1]: q for q in candidates}
+    for rel in index.tree.grep(lambda text: "isinstance" in text or "issubclass" in text, words=tuple(short)):
+        mod = index.module(rel)
+        if mod is None:
+            continue
+        for node in mod.nodes:
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "issubclass")
+                    and len(node.args) == 2):
+                continue
+            spec = node.args[1]
+            for e in spec.elts if isinstance(spec, (ast.Tuple, ast.List)) else [spec]:
+                q = _resolved(index, mod.qualify(e)) if dotted_name(e) else None
+                names = candidates.get(q, set()) - set(a.kept) if q else set()
+                if not names:
+                    continue
+                if node.func.id == "isinstance" and flow.receiver(mod, node.args[0], node)[0] == Receiver.NO:
+                    continue
+                for n in sorted(names):
+                    ev = Evidence(rel, node.lineno, f"{ast.unparse(node)[:80]} tests for {n} ({q.rsplit('.', 1)[-1]} is structural)", ID)
+                    if st.need(n, ev):
+                        out.needs.append((n, ev))
+                        found = True
+    return found
+
+
+def _structural_classes(st, wanted: set[str], registered: set[str]) -> dict[str, set[str]]:
+    """Structural classes whose tests may ask for one of ``wanted``: qualified name -> those names."""
+    index = st.index
+    out: dict[str, set[str]] = {}
+    for abc_name, dunders in _ONE_METHOD_ABCS.items():
+        hit = wanted & set(dunders)
+        if hit:
+            for prefix in ("collections.abc.", "typing."):
+                out[prefix + abc_name] = hit
+            if abc_name == "PathLike":
+                out["os.PathLike"] = hit
+    words = ("Protocol", "__subclasshook__")
+    for rel in index.tree.grep(lambda text: "Protocol" in text or "__subclasshook__" in text, words=words):
+        mod = index.module(rel)
+        if mod is None:
+            continue
+        for cls in mod.classes.values():
+            if structural(index, cls.qualname, registered) is None:
+                continue
+            hit = tested_names(index, cls.qualname) & wanted
+            if hit:
+                out[cls.qualname] = hit
+    return out
+
+
+def _resolved(index, qual: str) -> str:
+    """The class's own qualified name where the tree re-exports it."""
+    cls = index.resolve_class(qual)
+    return cls.qualname if cls is not None else qual
+
+
+def _metaclass(cls) -> str | None:
+    for kw in cls.node.keywords:
+        if kw.arg == "metaclass":
+            return cls.module.qualify(kw.value) if dotted_name(kw.value) else ast.unparse(kw.value)
+    return None
+
+
+def _hooked_metaclass(index, meta: str) -> bool:
+    """Whether the metaclass ``meta`` (or a base of it) defines ``__instancecheck__``/``__subclasscheck__``."""
+    m = index.resolve_class(meta)
+    if m is None:
+        return False
+    return any(h in c.methods for c in [m, *filter(None, map(index.resolve_class, index.ancestors(m)))] for h in _HOOKS)
+
+
+def _abc_metaclass(index, meta: str) -> bool:
+    m = index.resolve_class(meta)
+    return m is not None and bool(set(index.ancestors(m)) & _ABC_META)

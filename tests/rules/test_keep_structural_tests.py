@@ -1,0 +1,207 @@
+"""DC114 keep-structural-tests: ``isinstance`` against a Protocol, an abstract class (registrations,
+``__subclasshook__``) or the standard library's abstract classes proves nothing of what an object
+is not, and keeps the parent's members the test asks for. Each case is patched and run against
+the original in fresh interpreters; near misses (nominal classes, an object a constructor built)
+beside them."""
+
+import pytest
+from ruletools import UNUSED, analyse, kept_by, run_both
+
+BASE = '''
+class Parent:
+    def __init__(self, n):
+        self.n = n
+        self.gamma = n * 2
+        self.big = bytearray(1 << 16)
+
+    def __len__(self):
+        return self.n
+
+    def describe(self):
+        return "parent"
+''' + UNUSED
+
+CHILD = '''
+from .base import Parent
+
+
+class Child(Parent):
+    def __init__(self, n):
+        super().__init__(n)
+
+    def total(self):
+        return self.n
+'''
+
+HAS_TOTAL = '''
+from typing import Protocol, runtime_checkable
+
+
+@runtime_checkable
+class HasTotal(Protocol):
+    def total(self): ...
+
+'''
+
+PROBE = "from pkg.child import Child\nfrom pkg import user\nc = Child(3)\nprint(c.total(), user.read(c))\n"
+
+GUARDS = [
+    pytest.param(HAS_TOTAL + '''
+def read(x):
+    if isinstance(x, HasTotal):
+        return x.gamma
+    return None
+''', id="runtime-checkable-protocol"),
+    pytest.param('''
+import abc
+
+
+class Totalled(abc.ABC):
+    @classmethod
+    def __subclasshook__(cls, C):
+        return callable(getattr(C, "total", None))
+
+
+def read(x):
+    if isinstance(x, Totalled):
+        return x.gamma
+    return None
+''', id="subclasshook"),
+    pytest.param('''
+import abc
+
+
+class Sink(abc.ABC):
+    pass
+
+
+def read(x):
+    Sink.register(type(x))
+    if isinstance(x, Sink):
+        return x.gamma
+    return None
+''', id="abc-registered-elsewhere"),
+    pytest.param('''
+class Meta(type):
+    def __instancecheck__(cls, obj):
+        return hasattr(obj, "total")
+
+
+class Anything(metaclass=Meta):
+    pass
+
+
+def read(x):
+    return x.gamma if isinstance(x, Anything) else None
+''', id="metaclass-instancecheck"),
+    pytest.param('''
+from typing import Protocol
+
+
+class HasTotal(Protocol):
+    def total(self): ...
+
+
+def read(x: HasTotal):
+    return x.gamma
+''', id="protocol-annotation"),
+]
+
+
+@pytest.mark.parametrize("user", GUARDS)
+def test_a_structural_guard_does_not_rule_the_class_out(tmp_path, user):
+    fs = {"base.py": BASE, "child.py": CHILD, "user.py": user}
+    a, v = analyse(tmp_path / "a", fs)
+    assert v.decision == "decouple" and "gamma" in a.kept
+    before, after, patched = run_both(tmp_path / "b", fs, PROBE)
+    assert patched is not None and after == before == "3 6\n"
+
+
+TESTED = [
+    pytest.param('''
+from typing import Protocol, runtime_checkable
+
+
+@runtime_checkable
+class HasGamma(Protocol):
+    gamma: int
+
+
+def read(x):
+    return isinstance(x, HasGamma)
+''', "gamma", id="protocol-attribute"),
+    pytest.param('''
+import abc
+
+
+class Gammaed(abc.ABC):
+    @classmethod
+    def __subclasshook__(cls, C):
+        return True if "describe" in dir(C) else NotImplemented
+
+
+def read(x):
+    return isinstance(x, Gammaed)
+''', "describe", id="subclasshook-spells-the-name"),
+    pytest.param('''
+from collections.abc import Sized
+
+
+def read(x):
+    return isinstance(x, Sized)
+''', "__len__", id="stdlib-sized"),
+]
+
+
+@pytest.mark.parametrize("user, member", TESTED)
+def test_what_a_structural_test_asks_for_is_kept(tmp_path, user, member):
+    fs = {"base.py": BASE, "child.py": CHILD, "user.py": user}
+    a, v = analyse(tmp_path / "a", fs)
+    # The special methods are kept as used implicitly anyway (DC104); the rest for the test alone.
+    assert v.decision == "decouple" and member in (a.kept if member.startswith("__") else kept_by(a, "DC114"))
+    before, after, patched = run_both(tmp_path / "b", fs, PROBE)
+    assert patched is not None and after == before == "3 True\n"
+
+
+NEAR_MISSES = [
+    # A nominal class the instance is not: the guard rules it out, gamma goes.
+    pytest.param('''
+class Other:
+    gamma = 0
+
+
+def read(x):
+    if isinstance(x, Other):
+        return x.gamma
+    return None
+''', id="nominal-class"),
+    # What a constructor built is exactly that class, whatever protocol it meets.
+    pytest.param(HAS_TOTAL + '''
+class Impl:
+    gamma = 5
+
+    def total(self):
+        return 0
+
+
+def read(x):
+    y = Impl()
+    if isinstance(y, HasTotal):
+        return y.gamma
+    return None
+''', id="built-by-a-constructor"),
+    # A protocol that asks only for what the class defines itself keeps nothing of the parent's.
+    pytest.param(HAS_TOTAL + '''
+def read(x):
+    return isinstance(x, HasTotal) and 5
+''', id="protocol-of-the-class-s-own"),
+]
+
+
+@pytest.mark.parametrize("user", NEAR_MISSES)
+def test_near_miss_nominal_tests_still_drop(tmp_path, user):
+    fs = {"base.py": BASE, "child.py": CHILD, "user.py": user}
+    a, v = analyse(tmp_path / "a", fs)
+    assert v.decision == "decouple" and "gamma" not in a.kept and not kept_by(a, "DC114")
+    before, after, patched = run_both(tmp_path / "b", fs, PROBE)
+    assert patched is not None and "gamma" not in patched and after == before
