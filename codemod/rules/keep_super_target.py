@@ -33,7 +33,11 @@ def run(st) -> None:
     a, cls = st.a, st.a.cls
     for name, fn in cls.methods.items():
         sn = first_param(fn)
-        for line, meth in collect(fn, sn).super_calls:
+        f = collect(fn, sn)
+        for line, attr, named in f.super_reads:
+            if named in (None, cls.name):  # super(Other, self) skips classes; DC702 checks what it names
+                _read(st, name, line, attr)
+        for line, meth in f.super_calls:
             if name == "__init__" and meth == "__init__":
                 continue
             owner = next((c for c in a.chain if meth in c.methods), None)
@@ -47,3 +51,16 @@ def run(st) -> None:
                 res, reaches = (f"{b[1].name}.{meth}" if b else f"{a.base.rsplit('.', 1)[-1]}.{meth}"), False
                 needs = []
             a.super_calls.append(SuperCall(cls.file, line, meth, name, res, reaches, needs))
+
+
+def _read(st, in_method: str, line: int, attr: str) -> None:
+    """``super().X`` read as a value: what it finds in the parent must stay reachable by it."""
+    a, cls = st.a, st.a.cls
+    owner = next((c for c in a.chain if attr in c.members and c.members[attr].kind != "instance_attribute"), None)
+    if owner is None:
+        return  # the new base's, or nothing of the tree (super() never sees the instance's own attributes)
+    kind = owner.members[attr].kind
+    needs = sorted(st.reads_of_parent_method(owner, attr) & st.built_by_parent_init()) if kind != "class_attribute" else []
+    st.super_reached.add(attr)
+    st.need(attr, Evidence(cls.file, line, f"super().{attr} in {cls.name}.{in_method} reads {owner.name}.{attr} ({kind.replace('_', ' ')}) at run time", ID))
+    a.super_calls.append(SuperCall(cls.file, line, attr, in_method, f"{owner.name}.{attr}", True, needs, read=True))

@@ -33,6 +33,7 @@ NAME = "post-super-targets"
 
 
 def check(ctx) -> None:
+    _super_members(ctx)
     name = ctx.a.cls.name
     for fn in ctx.after.node.body:
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -58,6 +59,38 @@ def check(ctx) -> None:
                 if q in ctx.old.names and q not in ctx.new.names:
                     ctx.violate(ID, f"{name}.{fn.name} calls {ast.unparse(f)}({sn}, ...) (line {node.lineno}), "
                                     f"but {ast.unparse(f.value)} is not in {name}'s MRO after the patch")
+
+
+def _super_members(ctx) -> None:
+    """Each ``super().X`` of the class's own methods finds, after the patch, the class it found before."""
+    name = ctx.a.cls.name
+    before = {fn.name: _super_attrs(fn, name) for fn in ctx.before.node.body if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for fn in ctx.after.node.body:
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name not in before:
+            continue
+        for line, attr in _super_attrs(fn, name):
+            if fn.name == "__init__" == attr or attr not in {x for _, x in before[fn.name]}:
+                continue  # the inlined __init__ is DC601's business; code moved from the parent had another start
+            was, now = _owner(ctx.old, attr), _owner(ctx.new, attr)
+            if was in ctx.removed and now != was:
+                ctx.violate(ID, f"super().{attr} in {name}.{fn.name} (line {line}) found {was.rsplit('.', 1)[-1]}.{attr}; "
+                                f"after the patch it finds {now.rsplit('.', 1)[-1] + '.' + attr if now else 'nothing'}")
+
+
+def _super_attrs(fn, cls: str) -> list[tuple[int, str]]:
+    """(line, X) of each ``super().X`` and ``super(cls, ...).X`` in ``fn``."""
+    return [(n.lineno, n.attr) for n in walk(fn)
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name)
+            and n.value.func.id == "super" and (not n.value.args or (isinstance(n.value.args[0], ast.Name) and n.value.args[0].id == cls))]
+
+
+def _owner(mro, attr: str) -> str | None:
+    """The class after the first of ``mro`` whose body binds ``attr`` (None: none of the tree's)."""
+    for q, c in zip(mro.names[1:], mro.infos[1:]):
+        m = c.members.get(attr) if c is not None else None
+        if m is not None and m.kind != "instance_attribute":
+            return q
+    return None
 
 
 def _is_dynamic(expr: ast.AST) -> bool:

@@ -49,25 +49,77 @@ def why_not(a, call) -> str | None:
     if len(a.chain) != 1 or len(a.cls.bases) != 1:
         return "super() in a copy could reach another class"
     m = a.members.get(call.method)
-    if m is None or m[0].kind != "method":
-        return f"{call.method} is not a plain method"
-    fn = a.parent.methods.get(call.method)
     caller = a.cls.methods.get(call.in_method)
-    if fn is None or caller is None or is_static(fn) or is_static(caller) or _classmethod(fn) or _classmethod(caller):
+    if m is None or caller is None or is_static(caller) or _classmethod(caller):
         return "a static or class method is involved"
     if not first_param(caller):
         return f"{call.in_method} has no self"
     if private_name(a, call.method) in a.members or private_name(a, call.method) in a.cls.members:
         return f"the name {private_name(a, call.method)} is taken"
-    return None
+    if not overrides(a, call.method):
+        return _why_no_alias(a, m[0])
+    return _why_no_private_copy(a, m[0])
+
+
+def overrides(a, name: str) -> bool:
+    """Whether the class's own body binds ``name`` (so P's version can only be copied under another name)."""
+    m = a.cls.members.get(name)
+    return m is not None and m.kind != "instance_attribute"
+
+
+def _why_no_alias(a, m) -> str | None:
+    """``_P_X = X`` binds the copy a second time: safe for what has no ``__set_name__`` to run twice."""
+    plain = {"", "staticmethod", "classmethod", "property"}
+    if m.kind in ("method", "property"):
+        odd = [d for d in m.decorators if d not in plain and not d.endswith((".setter", ".deleter", ".getter"))]
+        return f"{m.name} is decorated by {odd[0]}, which a second name could break" if odd else None
+    if m.kind == "class_attribute" and _literal(m.node):
+        return None
+    return f"{m.name} is a class attribute whose value is not a literal"
+
+
+def _why_no_private_copy(a, m) -> str | None:
+    """P's own ``X``, which the class overrides, copied under the private name."""
+    if m.kind == "method":
+        fn = a.parent.methods.get(m.name)
+        if fn is None or is_static(fn) or _classmethod(fn):
+            return "a static or class method is involved"
+        return None
+    if m.kind == "property":
+        return None if m.decorators == ("property",) else f"{m.name} is not a plain property"
+    if m.kind == "class_attribute" and _literal(m.node) and isinstance(m.node, ast.Assign) and len(m.node.targets) == 1:
+        return None
+    return f"{m.name} is a class attribute whose value is not a literal"
+
+
+def _literal(stmt) -> bool:
+    value = getattr(stmt, "value", None)
+    try:
+        ast.literal_eval(value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
 
 
 def copied(a) -> set[str]:
-    """The parent methods this rule copies under a private name."""
+    """The parent members whose ``super()`` reads this rule redirects to a private name."""
     reach = [s for s in a.super_calls if s.reaches_parent]
     if reach and all(why_not(a, s) is None for s in reach):
         return {s.method for s in reach}
     return set()
+
+
+def alias_node(ctx, name: str) -> cst.SimpleStatementLine:
+    """``_P_X = X``: the member copied under its own name, reached by the private one too."""
+    ctx.plan.inlined.append(f"`{private_name(ctx.a, name)}`, another name of `{name}` for what `super().{name}` read")
+    return cst.parse_statement(f"{private_name(ctx.a, name)} = {name}\n")
+
+
+def private_attribute(ctx, name: str, node: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
+    """P's class attribute, which the class overrides, under the private name."""
+    assign = node.body[0]
+    ctx.plan.inlined.append(f"class attribute `{name}` as `{private_name(ctx.a, name)}`, what `super().{name}` read")
+    return node.with_changes(body=[assign.with_changes(targets=[cst.AssignTarget(cst.Name(private_name(ctx.a, name)))])])
 
 
 def _classmethod(fn: ast.FunctionDef) -> bool:
@@ -86,9 +138,10 @@ def copy_node(ctx, name: str, node: cst.FunctionDef) -> cst.FunctionDef:
 class _Redirect(cst.CSTTransformer):
     """``super().m`` -> ``self._P_m`` in one method (not in nested functions or classes)."""
 
-    def __init__(self, names: dict[str, str], selfname: str):
+    def __init__(self, names: dict[str, str], selfname: str, cls: str):
         self.names = names
         self.selfname = selfname
+        self.cls = cls
         self.depth = 0
 
     def visit_FunctionDef(self, node):
@@ -115,7 +168,8 @@ class _Redirect(cst.CSTTransformer):
     def leave_Attribute(self, original, updated):
         v = updated.value
         if (self.depth == 1 and isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value == "super"
-                and updated.attr.value in self.names):
+                and updated.attr.value in self.names
+                and (not v.args or (isinstance(v.args[0].value, cst.Name) and v.args[0].value.value == self.cls))):
             return updated.with_changes(value=cst.Name(self.selfname), attr=cst.Name(self.names[updated.attr.value]))
         return updated
 
@@ -130,6 +184,6 @@ def redirect(ctx, body: list) -> list:
     for s in body:
         fn = a.cls.methods.get(s.name.value) if isinstance(s, cst.FunctionDef) else None
         if fn is not None and first_param(fn):
-            s = s.visit(_Redirect(names, first_param(fn)))
+            s = s.visit(_Redirect(names, first_param(fn), a.cls.name))
         out.append(s)
     return out
