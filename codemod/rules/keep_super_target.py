@@ -1,9 +1,10 @@
-"""DC102 super-call-target: keep the parent method that a ``super().m()`` in the class runs.
+"""DC102 super-call-target: keep the parent member that a ``super().m()`` or ``super().X`` in the class reaches.
 
 ## What it does
 For every ``super().m(...)`` in the class's methods (other than ``super().__init__`` in
 ``__init__``, which the inline rule handles), records where the call resolves after
-reparenting. When ``m`` is defined by the parent (or a class between it and the new
+reparenting. A ``super().X`` or ``super(C, self).X`` read as a value (a property, a class
+attribute, a bound method) of the parent is kept and recorded the same way, as the class's own use. When ``m`` is defined by the parent (or a class between it and the new
 base), ``m`` is kept and the call is recorded as reaching the parent, with what the target reads that the parent's
 ``__init__`` constructs or allocates (the state the verdict weighs, DC502).
 
@@ -13,7 +14,8 @@ the parent's logic is really reused.
 
 ## Known problems
 ``super(C, self).m()`` is treated like ``super().m()``; a ``super()`` object stored in a
-variable and used later is not seen.
+variable and used later is not seen. A read through ``super(Other, self)`` is not kept here
+(DC702 refuses a patch where such a call names a class the class no longer has).
 
 ## Fix safety
 Keeping is safe; the verdict declines before anything is rewritten.

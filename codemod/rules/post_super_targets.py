@@ -5,17 +5,22 @@ In the patched class body, every ``super(X, obj)`` must name a class of the clas
 (a first argument that is not a class name, such as ``type(self)`` or ``self.__class__``,
 cannot be checked and refuses), and every explicit ``X.method(self, ...)`` call, where ``self``
 is the method's first parameter and ``X`` was a class of the old MRO, must name a class of
-the new MRO.
+the new MRO. Every ``super().X`` (or ``super(C, obj).X``) in one of the class's own methods
+must find, in the new MRO, the class it found before, where that was a class the patch takes
+out (the parent or one up to the new base).
 
 ## Why
 Code moved from the parent keeps the parent's spelling: ``super(Heavy, self).__init__()``
 raises ``TypeError`` once ``Heavy`` is no longer a base, and ``BaseParser.__init__(self, g)``
 (the parent under an alias) would run the parent's whole ``__init__`` on an instance the
-analysis believes no longer runs it.
+analysis believes no longer runs it. A member copied into the class is where ``super()`` no
+longer looks: ``super().paragraphs`` left as written would raise ``AttributeError``.
 
 ## Known problems
 Only the class's own body is read; code elsewhere that calls ``P.method(instance)`` is the
-analysis' business (DC108). A name rebound locally to another class is resolved as the
+analysis' business (DC108). A ``super().X`` is compared only in methods the class had and for
+names it used through ``super()`` there: code moved from the parent started its search
+from the parent's place in the MRO. A name rebound locally to another class is resolved as the
 module binds it.
 
 ## Fix safety

@@ -1,27 +1,35 @@
-"""DC609 copy-super-fallback: copy the parent method a ``super().m()`` falls back to, under a private name.
+"""DC609 copy-super-fallback: what a ``super()`` in the class reaches in the parent stays reachable, under a private name.
 
 ## What it does
-When the class overrides ``m`` and falls back to the parent's ``m`` through ``super()``,
-and that method needs nothing the parent's ``__init__`` constructs or allocates, the
-parent's ``m`` is copied into the class as ``_P_m`` and every ``super().m`` in the class's
-own methods becomes ``self._P_m``. What ``m`` reads is kept like any kept member's reads
-(DC102 keeps ``m``, and the closure follows it).
+When the class falls back to the parent's ``X`` through ``super().X`` or ``super(C, self).X`` (a
+call ``super().m()``, or a read of a property, a class attribute or a bound method), and what it
+reaches needs nothing the parent's ``__init__`` constructs or allocates, every such ``super().X``
+in the class's own methods becomes ``self._P_X``, and ``_P_X`` is:
+- where the class does not override ``X`` (so ``X`` is copied into it under its own name, where
+  ``super()`` no longer looks): ``_P_X = X`` after the copy, one object under two names;
+- where it does: the parent's method or property getter, renamed, or its class attribute's
+  literal value, under ``_P_X``.
+What ``X`` reads is kept like any kept member's reads (DC102 keeps ``X``, and the closure follows it).
 
 ## Why
-A fallback to cheap parent code is not reuse worth the parent's whole ``__init__``:
-declining (DC502) would leave every instance paying for state the fallback never touches.
+A fallback to cheap parent code is not reuse worth the parent's whole ``__init__``: declining
+(DC502) would leave every instance paying for state the fallback never touches. ``self.X`` would
+not do: a subclass's override, or an instance attribute ``X``, would answer instead of the parent's.
 
 ## Known problems
 Copied only where the meaning of ``super()`` inside the copy cannot change: the parent is
-the class's only base and the new base's own parent (so ``super()`` in the copy reaches the
-same class as in the parent), ``m`` is a plain method (not a property, static or class
-method), the methods that call ``super().m`` are plain methods, and the private name is
-free. Otherwise DC502 declines. A subclass of the class that overrides ``m`` and calls
-``super().m()`` still reaches the class's ``m``, as before.
+the class's only base and the new base's own parent, the methods that use ``super().X`` are
+plain methods, and the private name is free. A second name is given only to what has no
+``__set_name__`` to run twice: plain, static and class methods, ``property`` (not
+``cached_property`` or another decorator), literal class attributes. The private copy of an
+override is a plain method, a plain ``@property`` getter, or a literal. Otherwise DC502
+declines and says which. A ``super().X`` in a nested function or lambda is not redirected; the
+post-condition DC702 then refuses the patch. A subclass of the class that overrides ``X`` and
+uses ``super().X`` still reaches the class's ``X``, as before.
 
 ## Fix safety
-Safe under those conditions: the same code runs on the same instance, reached by a name
-that only the class uses.
+Safe under those conditions: the same code or object is reached on the same instance, by a
+name that only the class uses.
 """
 
 from __future__ import annotations
