@@ -6,8 +6,9 @@ kept statements of the parent's ``__init__`` read (and the defaults of its param
 inlined code takes, evaluated in the parent's module), and the free names of every copied
 method, property and class attribute. Each is bound in the parent's module (an import, a
 module-level definition, or a builtin). When the class's module binds the same name to
-something else, or the class's ``__init__`` has a local of that name where the statements
-are inlined, the moved code would use the wrong object: the name is then imported under an
+something else, or only under ``if TYPE_CHECKING:`` (where the parent's module binds it at run
+time), or the class's ``__init__`` has a local of that name where the statements are inlined,
+the moved code would use the wrong object (or none): the name is then imported under an
 alias (``from <where the parent's module gets it> import <name> as <name>_<module>``) and the
 moved code is renamed to the alias. A name the class's module does not bind at all is left
 to the imports rule (DC607), which imports it from where the parent's module does.
@@ -44,6 +45,7 @@ import libcst as cst
 from ..ast_util import bind_arguments, child_blocks, first_param, pos, snake_case, walk
 from ..errors import UnsafeError
 from ..index import ModuleInfo
+from .rewrite_imports import type_checking_names
 
 ID = "DC608"
 NAME = "name-binding"
@@ -57,6 +59,8 @@ def plan(index, a) -> dict[str, tuple[str, str, str | None]]:
     cinit = a.cls.methods.get("__init__")
     init_locals = _bound_in(cinit) if cinit is not None else set()
     taken = _module_names(cmod) | init_locals
+    # Bound in the class's module only for type checkers, where the parent's binds it for real.
+    unseen = type_checking_names(cmod) - type_checking_names(pmod)
     out = {}
     for name in sorted(inlined | copied):
         theirs = _binding(pmod, name)
@@ -64,7 +68,7 @@ def plan(index, a) -> dict[str, tuple[str, str, str | None]]:
             raise UnsafeError(f"{a.parent.name}'s code uses {name!r}, which {pmod.rel} binds only through a star import (or not at all)", ID)
         ours = _binding(cmod, name)
         clash_local = name in inlined and name in init_locals
-        if not clash_local and (ours is None or _resolve(index, ours) == _resolve(index, theirs)):
+        if not clash_local and name not in unseen and (ours is None or _resolve(index, ours) == _resolve(index, theirs)):
             continue
         alias = f"{name}_{snake_case(pmod.name.rsplit('.', 1)[-1])}"
         while alias in taken:
