@@ -291,6 +291,8 @@ class Index:
     def _parse(self, rel: str) -> ModuleInfo | None:
         text = self.tree.text(rel)
         if text is None:
+            if rel in self.tree.undecodable:  # the interpreter would refuse it as it refuses a syntax error
+                self.syntax_errors[rel] = self.tree.undecodable[rel]
             return None
         try:
             tree = ast.parse(text, filename=rel)
@@ -306,6 +308,9 @@ class Index:
     def parse_error(self, rel: str) -> UsageError:
         """The error for a file the run cannot do without and cannot parse."""
         line, msg = self.syntax_errors[rel]
+        if rel in self.tree.undecodable:
+            return UsageError(f"cannot decode {display_path(self.tree.root / rel)}:{line}: {msg.split(': ', 1)[-1]}; "
+                              "fix the file, or give it a PEP 263 coding line that names its encoding")
         return UsageError(f"cannot parse {display_path(self.tree.root / rel)}:{line}: {msg} "
                           f"(Python {sys.version_info.major}.{sys.version_info.minor}'s parser); fix the file, "
                           "or run decouple on the Python the project is written for")

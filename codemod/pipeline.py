@@ -204,7 +204,7 @@ def unparsable_files(index: Index, analyses: list[ClassAnalysis]) -> list[str]:
     for a in analyses:
         if not a.nothing_to_do:
             refused |= unsafe_unparsable_file.check(index, a)
-    return [f"cannot parse {rel}:{line}: {msg}; it names none of the classes, parents or dropped members, "
+    return [f"{unsafe_unparsable_file.headline(rel, line, msg)}; it names none of the classes, parents or dropped members, "
             "so the run went on without it" for rel, (line, msg) in sorted(index.syntax_errors.items()) if rel not in refused]
 
 
