@@ -81,6 +81,10 @@ def given_parent(index: Index, cls: ClassInfo, parent: ClassInfo | None, markers
     if former_parent(cls) == parent.name or not (markers or in_mro):
         return Former(parent.name)
     bases = ", ".join(b.rsplit(".", 1)[-1] for b in cls.bases) or "object"
+    same_name = [b for b in cls.bases if b.rsplit(".", 1)[-1] == parent.name]
+    if same_name:  # a base spelled like the parent that is another class, or one the index cannot follow
+        raise UsageError(f"{cls.name}'s base {same_name[0]} is not {parent.qualname} as far as the tree shows "
+                         f"(its bases: {bases}); pass --parent as module:Name for the base it names")
     if in_mro:
         raise UsageError(f"{cls.name} does not inherit {parent.name} directly (its bases: {bases}); "
                          f"--parent names a direct base of each --class")

@@ -24,8 +24,9 @@ example a module-level ``helper`` or ``logger`` that both modules define.
 ## Known problems
 Names are compared by what they resolve to through the tree's imports and re-exports; two
 imports of the same object by unrelated paths outside the tree count as different (and get
-an alias, which is safe). A name bound only by a star import in the parent's module cannot
-be resolved: the rewrite is refused (DC510). A nested function's parameters count as bound
+an alias, which is safe). A name bound only by a star import in the parent's module is resolved
+through the star's module (its ``__all__`` when literal, else its public names) when that
+module is in the tree; otherwise the rewrite is refused (DC510). A nested function's parameters count as bound
 for the whole method.
 
 ## Fix safety
@@ -98,6 +99,8 @@ def _binding(mod: ModuleInfo, name: str) -> str | None:
         return mod.imports[name]
     if name in _module_names(mod, imports=False):
         return f"{mod.name}.{name}"
+    if mod.star_binding(name) is not None:
+        return mod.star_binding(name)
     if name in _BUILTINS:
         return f"builtins.{name}"
     return None
@@ -116,18 +119,7 @@ def _resolve(index, qual: str, seen=None) -> str:
 
 def _module_names(mod: ModuleInfo, imports: bool = True) -> set[str]:
     """Names bound at module level (in if/try blocks too)."""
-    out = set(mod.imports) if imports else set()
-    todo = list(mod.tree.body)
-    while todo:
-        s = todo.pop()
-        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(s.name)
-        elif isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With)):
-            out |= {n.id for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        if isinstance(s, (ast.If, ast.Try)) or type(s).__name__ == "TryStar":
-            for block in child_blocks(s):
-                todo.extend(block)
-    return out
+    return (set(mod.imports) | mod.own_names) if imports else mod.own_names
 
 
 def _bound_in(fn: ast.AST) -> set[str]:
