@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import ast
 
-from ..ast_util import first_param, walk
+from ..ast_util import first_param, is_literal, walk
 
 ID = "DC702"
 NAME = "post-super-targets"
@@ -76,8 +76,8 @@ def _super_members(ctx) -> None:
         for line, attr in _super_attrs(fn, name):
             if fn.name == "__init__" == attr or attr not in {x for _, x in before[fn.name]}:
                 continue  # the inlined __init__ is DC601's business; code moved from the parent had another start
-            was, now = _owner(ctx.old, attr), _owner(ctx.new, attr)
-            if was in ctx.removed and now != was:
+            (was, before_in), (now, after_in) = _owner(ctx.old, attr), _owner(ctx.new, attr)
+            if was in ctx.removed and now != was and not _same_value(before_in, after_in, attr):
                 ctx.violate(ID, f"super().{attr} in {name}.{fn.name} (line {line}) found {was.rsplit('.', 1)[-1]}.{attr}; "
                                 f"after the patch it finds {now.rsplit('.', 1)[-1] + '.' + attr if now else 'nothing'}")
 
@@ -89,13 +89,21 @@ def _super_attrs(fn, cls: str) -> list[tuple[int, str]]:
             and n.value.func.id == "super" and (not n.value.args or (isinstance(n.value.args[0], ast.Name) and n.value.args[0].id == cls))]
 
 
-def _owner(mro, attr: str) -> str | None:
-    """The class after the first of ``mro`` whose body binds ``attr`` (None: none of the tree's)."""
+def _owner(mro, attr: str):
+    """(name, class) of the class after the first of ``mro`` whose body binds ``attr`` ((None, None): none of the tree's)."""
     for q, c in zip(mro.names[1:], mro.infos[1:]):
         m = c.members.get(attr) if c is not None else None
         if m is not None and m.kind != "instance_attribute":
-            return q
-    return None
+            return q, c
+    return None, None
+
+
+def _same_value(before, after, attr: str) -> bool:
+    """Both bind ``attr`` in their bodies to the same literal expression (``kind = "base"`` twice)."""
+    if before is None or after is None:
+        return False
+    values = [getattr(c.members[attr].node, "value", None) if c.members[attr].kind == "class_attribute" else None for c in (before, after)]
+    return None not in values and is_literal(values[0]) and ast.dump(values[0]) == ast.dump(values[1])
 
 
 def _is_dynamic(expr: ast.AST) -> bool:

@@ -38,7 +38,7 @@ import ast
 
 import libcst as cst
 
-from ..ast_util import first_param, is_static
+from ..ast_util import first_param, is_literal, is_static
 from ..cst_util import BLANK
 from .verdict_already_decoupled import MARKER
 
@@ -101,17 +101,18 @@ def _why_no_private_copy(a, m) -> str | None:
 
 
 def _literal(stmt) -> bool:
-    value = getattr(stmt, "value", None)
-    try:
-        ast.literal_eval(value)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False
-    return True
+    return is_literal(getattr(stmt, "value", None))
+
+
+def reaching(a) -> list:
+    """The super() uses that reach the parent's code or values, not those the new base answers
+    alike (a class attribute DC151 dropped as the same as the new base's)."""
+    return [s for s in a.super_calls if s.reaches_parent and s.method in a.kept]
 
 
 def copied(a) -> set[str]:
     """The parent members whose ``super()`` reads this rule redirects to a private name."""
-    reach = [s for s in a.super_calls if s.reaches_parent]
+    reach = reaching(a)
     if reach and all(why_not(a, s) is None for s in reach):
         return {s.method for s in reach}
     return set()

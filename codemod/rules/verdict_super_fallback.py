@@ -28,7 +28,7 @@ NAME = "super-fallback"
 
 
 def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
-    reach = [s for s in a.super_calls if s.reaches_parent]
+    reach = rewrite_super_fallback.reaching(a)
     if not reach or rewrite_super_fallback.copied(a):
         return None
     s = max(reach, key=lambda c: len(c.needs_dropped))  # max keeps the first among equals

@@ -11,6 +11,7 @@ from ruletools import analyse, patch, run_both
 BASE = """
 class Part:
     kind = "part"
+    separator = "\\n"
 
     def __init__(self, parent=None):
         self._parent = parent
@@ -73,6 +74,14 @@ def test_a_member_read_through_super_is_found_after_the_patch(tmp_path, body):
     assert "super()" not in patched.split("def text")[1] and "super(Child" not in patched
     assert before.split("[")[0] == after.split("[")[0] and "raised" not in after, (before, after)
     assert "BlockItemContainer" in before and "BlockItemContainer" not in after  # it was reparented
+
+
+def test_near_miss_a_value_the_new_base_gives_alike_stays_a_super_read(tmp_path):
+    """DC151 drops separator (Part binds the same literal): super().separator then finds Part's, as
+    DC702 checks, and stays as written."""
+    before, after, patched = run_both(tmp_path, child("    def text(self):\n        return super().separator.join(super().paragraphs)\n"), PROBE)
+    assert patched is not None and "super().separator.join(self._BlockItemContainer_paragraphs)" in patched
+    assert "separator =" not in patched and before.split("[")[0] == after.split("[")[0] and "raised" not in after
 
 
 def test_the_read_is_kept_as_the_class_own_use(tmp_path):
