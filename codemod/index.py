@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from . import star_imports
 from .ast_util import child_blocks, decorator_name, dotted_name, first_param, is_block_statement, is_static, resolve_relative, walk
 from .console import display_path
 from .discover import Tree
@@ -175,10 +176,11 @@ class ModuleInfo:
         """
         top: dict[str, str] = {}
         inner: dict[str, str] = {}
+        module_level = set(self._module_level_import_list)
         for node in self.nodes:
             if not isinstance(node, (ast.Import, ast.ImportFrom)):
                 continue
-            target = top if node in self._module_level_imports else inner
+            target = top if node in module_level else inner
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -196,51 +198,17 @@ class ModuleInfo:
             top.setdefault(k, v)
         return top
 
+    # Star imports (``codemod/star_imports.py``): the modules, in order; what one binds a name to.
     @cached_property
     def star_modules(self) -> list[str]:
-        """The modules ``from X import *`` at module level names, absolute, in source order."""
-        return [resolve_relative(self.name, self.is_package, s.module, s.level) for s in self._module_level_import_list
-                if isinstance(s, ast.ImportFrom) and any(a.name == "*" for a in s.names)]
+        return star_imports.star_modules(self)
 
     def star_binding(self, name: str) -> str | None:
-        """The qualified name a star import binds ``name`` to, unless the module binds it itself
-        (the last star import exporting it wins, as at run time)."""
-        if not self.star_modules or self.exports_of is None or name in self.imports or name in self.own_names:
-            return None
-        for base in reversed(self.star_modules):
-            names = self.exports_of(base) if base else None
-            if names is not None and name in names:
-                return f"{base}.{name}"
-        return None
+        return star_imports.star_binding(self, name) if self.star_modules else None
 
     @cached_property
-    def own_names(self) -> set[str]:
-        """Names the module's top level binds by ``def``, ``class`` or assignment (in blocks too)."""
-        out = set()
-        todo = list(self.tree.body)
-        while todo:
-            s = todo.pop()
-            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                out.add(s.name)
-            elif isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With)):
-                out |= {n.id for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-            if is_block_statement(s):
-                for block in child_blocks(s):
-                    todo.extend(block)
-        return out
-
-    def exported(self, stars) -> set[str]:
-        """What ``from this import *`` binds: ``__all__`` when the module gives it as a literal
-        list or tuple, else every top-level name not starting with ``_`` (``stars``: what its own
-        star imports bind, from the index)."""
-        for s in self.tree.body:
-            if isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in s.targets):
-                if isinstance(s.value, (ast.List, ast.Tuple)) and all(
-                        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in s.value.elts):
-                    return {e.value for e in s.value.elts}
-                break  # computed: every public name, as if none were given (a superset)
-        names = self.own_names | set(self.imports) | stars
-        return {n for n in names if not n.startswith("_")}
+    def own_names(self) -> set[str]:  # bound by def, class or assignment at the top level (in blocks too)
+        return star_imports.own_names(self)
 
     @cached_property
     def _module_level_import_list(self) -> list:
@@ -256,10 +224,6 @@ class ModuleInfo:
 
         visit(self.tree.body)
         return out
-
-    @cached_property
-    def _module_level_imports(self) -> set:
-        return set(self._module_level_import_list)
 
     @cached_property
     def classes(self) -> dict[str, ClassInfo]:
@@ -328,7 +292,7 @@ class Index:
         # need, which stops it by raising OverBudget (parsing is most of what a run costs).
         self.meter = None
         self._once: dict[str, object] = {}
-        self._exports: dict[str, set[str] | None] = {}
+        self.exports = star_imports.Exports(self)  # module name -> what ``from it import *`` binds
 
     def once(self, key: str, compute):
         """``compute()``, once per run: a search of the whole tree that every class asks alike."""
@@ -354,7 +318,7 @@ class Index:
         except (SyntaxError, ValueError) as exc:
             self.syntax_errors[rel] = (getattr(exc, "lineno", None) or 1, str(getattr(exc, "msg", exc)))
             return None
-        return ModuleInfo(self.tree.module_name(rel), rel, tree, text, self.tree.is_package(rel), self.exports)
+        return ModuleInfo(self.tree.module_name(rel), rel, tree, text, self.tree.is_package(rel), self.exports.of)
 
     def module_by_name(self, name: str) -> ModuleInfo | None:
         rel = self.tree.modules.get(name)
@@ -390,22 +354,6 @@ class Index:
         if star is not None:
             return self.resolve_class(star, seen)
         return None
-
-    def exports(self, modname: str) -> set[str] | None:
-        """The names ``from modname import *`` binds, for a module of the tree (None otherwise)."""
-        cached = self._exports.get(modname, False)
-        if cached is not False:
-            return cached
-        self._exports[modname] = set()  # a cycle of star imports ends here
-        mod = self.module_by_name(modname)
-        if mod is None:
-            self._exports[modname] = None
-            return None
-        stars = set()
-        for base in mod.star_modules:
-            stars |= (self.exports(base) if base else None) or set()
-        self._exports[modname] = out = mod.exported(stars)
-        return out
 
     def resolve_callable(self, module: ModuleInfo, func: ast.AST):
         """What a call's function names, seen from ``module``: a class of the tree, a top-level
