@@ -142,6 +142,15 @@ def is_super_call(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
 
 
+def is_literal(expr: ast.AST | None) -> bool:
+    """Whether ``expr`` is a literal ``ast.literal_eval`` accepts (its value the same wherever it is written)."""
+    try:
+        ast.literal_eval(expr)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
 def is_docstring(s: ast.stmt) -> bool:
     return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
 

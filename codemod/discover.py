@@ -117,6 +117,8 @@ class Tree:
     encodings: dict = field(default_factory=dict, repr=False)
     reads: ReadLog = field(default_factory=ReadLog, repr=False)  # the run's dependencies, for the cache
     unreadable: dict = field(default_factory=dict, repr=False)
+    # Files that read but do not decode as Python would: rel -> (line, why). A parse error to the index.
+    undecodable: dict = field(default_factory=dict, repr=False)
     # Where the word index is cached between runs (None: built afresh, kept nowhere).
     index_snapshot: Path | None = field(default=None, repr=False)
     _begun: object = field(default=None, repr=False)  # the word index under way (begin_word_index)
@@ -225,12 +227,31 @@ class Tree:
     def read(self, rel: str) -> str | None:
         """Read and decode without keeping the text."""
         try:
-            with open(os.path.join(self._root_str, rel), "rb", buffering=0) as f:
-                data = f.readall()
-            text, self.encodings[rel] = decode_source(data)
-        except (OSError, UnicodeDecodeError, SyntaxError, LookupError) as exc:
+            data = self._bytes(rel)
+        except OSError as exc:
             self.unreadable[rel] = f"{type(exc).__name__}: {exc}"
+            return None
+        try:
+            text, self.encodings[rel] = decode_source(data)
+        except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
+            self.unreadable[rel] = f"{type(exc).__name__}: {exc}"
+            self.undecodable[rel] = undecodable_why(data, exc)
             text = None
+        return text
+
+    def _bytes(self, rel: str) -> bytes:
+        with open(os.path.join(self._root_str, rel), "rb", buffering=0) as f:
+            return f.readall()
+
+    def searchable(self, rel: str) -> str | None:
+        """The text to look for names in: ``peek``'s, or for a file that does not decode, its
+        bytes decoded with the undecodable ones replaced, so that what it names is still seen."""
+        text = self.peek(rel)
+        if text is None and rel in self.undecodable:
+            try:
+                return self._bytes(rel).decode("utf-8", "replace")
+            except OSError:
+                return None
         return text
 
     def stats(self) -> dict[str, list[int]]:
@@ -261,7 +282,7 @@ class Tree:
             candidates = [rel for rel in candidates if rel in among]
         out = []
         for rel in candidates:
-            text = self.peek(rel)
+            text = self.searchable(rel)
             if text is not None and test(text):
                 out.append(rel)
         return out
@@ -301,3 +322,18 @@ def open_tree(root: str | None, version: str = DEFAULT_VERSION) -> Tree:
     tree = Tree.open(fetch_release(DEFAULT_PACKAGE, version) if root is None else root)
     tree.test_hook = TestHook.from_env()
     return tree
+def undecodable_why(data: bytes, exc: Exception) -> tuple[int, str]:
+    """(line, why) of a file Python would refuse to decode."""
+    if isinstance(exc, SyntaxError) and b"coding" not in data[:300]:
+        try:  # tokenize saw a first line that is not UTF-8: say which byte
+            data.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            exc = bad
+    if isinstance(exc, UnicodeDecodeError):
+        line = data.count(b"\n", 0, exc.start) + 1
+        why = f"byte 0x{data[exc.start]:02x} is not valid {exc.encoding}"
+        if exc.encoding.replace("-", "").lower() == "utf8" and b"coding" not in data[:300]:
+            why += " and no PEP 263 coding line names another encoding"
+        return line, f"cannot be decoded: {why}"
+    return getattr(exc, "lineno", None) or 1, f"cannot be decoded: {getattr(exc, 'msg', None) or exc}"
+

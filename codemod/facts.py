@@ -37,6 +37,8 @@ class Facts:
     calls: list[ast.Call] = field(default_factory=list)
     dynamic: list[tuple[int, str]] = field(default_factory=list)  # (line, what) undecidable uses of self
     super_calls: list[tuple[int, str]] = field(default_factory=list)  # (line, method)
+    # (line, member, the class super() names or None): super().X read as a value, not called
+    super_reads: list[tuple[int, str, str | None]] = field(default_factory=list)
     external_writes: list[tuple[int, str]] = field(default_factory=list)  # writes to non-self, non-local state
 
 
@@ -44,6 +46,11 @@ def self_attr(node: ast.AST, selfname: str) -> str | None:
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == selfname:
         return node.attr
     return None
+
+
+def super_class_named(call: ast.Call) -> str | None:
+    """The class a ``super(...)`` call names as its first argument (its source text), None for ``super()``."""
+    return ast.unparse(call.args[0]) if call.args else None
 
 
 def _chain_base(node: ast.AST, selfname: str) -> tuple[str, str] | None:
@@ -77,6 +84,7 @@ class _Collector(ast.NodeVisitor):
         self.selfname = selfname
         self.locals = locals_  # names local to the enclosing function, when known
         self.shadow = 0  # >0 inside a nested scope that rebinds self
+        self.called: set[int] = set()  # the super().m of the super().m(...) calls seen, not reads of m
 
     # -- stores -------------------------------------------------------------
     def _store(self, tgt: ast.AST, kill: bool = True):
@@ -214,6 +222,8 @@ class _Collector(ast.NodeVisitor):
             pass
 
     def visit_Attribute(self, node):
+        if isinstance(node.ctx, ast.Load) and is_super_call(node.value) and id(node) not in self.called:
+            self.f.super_reads.append((node.lineno, node.attr, super_class_named(node.value)))
         attr = self_attr(node, self.selfname) if self.selfname and not self.shadow else None
         if attr is not None:
             if attr == "__dict__":
@@ -227,6 +237,8 @@ class _Collector(ast.NodeVisitor):
         self.f.calls.append(node)
         func = node.func
         sn = self.selfname if not self.shadow else None
+        if isinstance(func, ast.Attribute) and is_super_call(func.value):
+            self.called.add(id(func))
         if sn:
             attr = self_attr(func, sn)
             if attr is not None:

@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from . import star_imports
 from .ast_util import child_blocks, decorator_name, dotted_name, first_param, is_block_statement, is_static, resolve_relative, walk
 from .console import display_path
 from .discover import Tree
@@ -112,6 +113,8 @@ class ModuleInfo:
     tree: ast.Module
     text: str
     is_package: bool
+    # Module name -> the names ``from it import *`` binds (None: not a module of the tree); the index's.
+    exports_of: object = field(default=None, repr=False, compare=False)
 
     @cached_property
     def symbols(self):
@@ -173,10 +176,11 @@ class ModuleInfo:
         """
         top: dict[str, str] = {}
         inner: dict[str, str] = {}
+        module_level = set(self._module_level_import_list)
         for node in self.nodes:
             if not isinstance(node, (ast.Import, ast.ImportFrom)):
                 continue
-            target = top if node in self._module_level_imports else inner
+            target = top if node in module_level else inner
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -194,14 +198,26 @@ class ModuleInfo:
             top.setdefault(k, v)
         return top
 
+    # Star imports (``codemod/star_imports.py``): the modules, in order; what one binds a name to.
     @cached_property
-    def _module_level_imports(self) -> set:
-        out = set()
+    def star_modules(self) -> list[str]:
+        return star_imports.star_modules(self)
+
+    def star_binding(self, name: str) -> str | None:
+        return star_imports.star_binding(self, name) if self.star_modules else None
+
+    @cached_property
+    def own_names(self) -> set[str]:  # bound by def, class or assignment at the top level (in blocks too)
+        return star_imports.own_names(self)
+
+    @cached_property
+    def _module_level_import_list(self) -> list:
+        out = []
 
         def visit(stmts):
             for s in stmts:
                 if isinstance(s, (ast.Import, ast.ImportFrom)):
-                    out.add(s)
+                    out.append(s)
                 elif is_block_statement(s):
                     for block in child_blocks(s):
                         visit(block)
@@ -241,6 +257,8 @@ class ModuleInfo:
             q = self.imports[head]
         elif head in self.classes_names:
             q = f"{self.name}.{head}"
+        elif self.star_modules and self.star_binding(head):
+            q = self.star_binding(head)
         elif head in _BUILTIN_NAMES:
             q = f"builtins.{head}"
         else:
@@ -274,6 +292,7 @@ class Index:
         # need, which stops it by raising OverBudget (parsing is most of what a run costs).
         self.meter = None
         self._once: dict[str, object] = {}
+        self.exports = star_imports.Exports(self)  # module name -> what ``from it import *`` binds
 
     def once(self, key: str, compute):
         """``compute()``, once per run: a search of the whole tree that every class asks alike."""
@@ -291,13 +310,15 @@ class Index:
     def _parse(self, rel: str) -> ModuleInfo | None:
         text = self.tree.text(rel)
         if text is None:
+            if rel in self.tree.undecodable:  # the interpreter would refuse it as it refuses a syntax error
+                self.syntax_errors[rel] = self.tree.undecodable[rel]
             return None
         try:
             tree = ast.parse(text, filename=rel)
         except (SyntaxError, ValueError) as exc:
             self.syntax_errors[rel] = (getattr(exc, "lineno", None) or 1, str(getattr(exc, "msg", exc)))
             return None
-        return ModuleInfo(self.tree.module_name(rel), rel, tree, text, self.tree.is_package(rel))
+        return ModuleInfo(self.tree.module_name(rel), rel, tree, text, self.tree.is_package(rel), self.exports.of)
 
     def module_by_name(self, name: str) -> ModuleInfo | None:
         rel = self.tree.modules.get(name)
@@ -306,6 +327,9 @@ class Index:
     def parse_error(self, rel: str) -> UsageError:
         """The error for a file the run cannot do without and cannot parse."""
         line, msg = self.syntax_errors[rel]
+        if rel in self.tree.undecodable:
+            return UsageError(f"cannot decode {display_path(self.tree.root / rel)}:{line}: {msg.split(': ', 1)[-1]}; "
+                              "fix the file, or give it a PEP 263 coding line that names its encoding")
         return UsageError(f"cannot parse {display_path(self.tree.root / rel)}:{line}: {msg} "
                           f"(Python {sys.version_info.major}.{sys.version_info.minor}'s parser); fix the file, "
                           "or run decouple on the Python the project is written for")
@@ -326,6 +350,9 @@ class Index:
             return mod.classes[clsname]
         if clsname in mod.imports:
             return self.resolve_class(mod.imports[clsname], seen)
+        star = mod.star_binding(clsname)
+        if star is not None:
+            return self.resolve_class(star, seen)
         return None
 
     def resolve_callable(self, module: ModuleInfo, func: ast.AST):

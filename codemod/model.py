@@ -111,6 +111,7 @@ class SuperCall:
     resolves_to: str  # qualified "Class.method", or "nothing"
     reaches_parent: bool
     needs_dropped: list[str] = field(default_factory=list)  # what the target reads that the parent's __init__ constructs or allocates
+    read: bool = False  # super().X read as a value (a property, a class attribute, a bound method), not called
 
 
 @dataclass

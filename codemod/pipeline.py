@@ -10,6 +10,7 @@ emit (``emit``). ``decouple verify`` (``gpu/``) runs later, on a GPU machine.
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 
@@ -37,16 +38,33 @@ def select(index: Index, classes: tuple[str, ...], parent_spec: str | None,
         out = [(cls, given_parent(index, cls, parent, markers)) for cls in (lookup(index, c) for c in classes)]
     else:
         subs = index.subclasses(parent)
-        if not subs:
-            raise UsageError(f"no subclass of {parent.name} found under {display_path(index.tree.root)}; "
-                             "check --parent, or name the class with --class")
-        out = [(c, parent) for c in subs]
+        # The subclasses this tool decoupled from P: the check after --write names them as --class would.
+        former = [c for c in decoupled_from(index, parent) if c not in subs]
+        if not subs and not former and markers:
+            raise UsageError(f"no subclass of {parent.name} found under {display_path(index.tree.root)}, nor a class "
+                             f"whose marker says it was decoupled from it; check --parent, or name the class with --class "
+                             f"(a class decoupled with --no-markers has no trace of it: check with --no-markers too)")
+        out = sorted([(c, parent) for c in subs] + [(c, Former(parent.name)) for c in former], key=lambda p: (p[0].file, p[0].line))
     seen, uniq = set(), []
     for cls, p in out:
         if cls.qualname not in seen:
             seen.add(cls.qualname)
             uniq.append((cls, p))
     return uniq
+
+
+def decoupled_from(index: Index, parent: ClassInfo) -> list[ClassInfo]:
+    """The classes whose marker comment says this tool decoupled them from ``parent`` and that no
+    longer inherit it directly."""
+    name = re.escape(parent.name)
+    marker = re.compile(rf"decouple: (?:inlined from {name}\.__init__\b|decoupled from {name}\b)")
+    out = []
+    for rel in index.tree.grep(marker, words=(parent.name,)):
+        mod = index.module(rel)
+        for cls in mod.classes.values() if mod is not None else ():
+            if former_parent(cls) == parent.name and isinstance(given_parent(index, cls, parent), Former):
+                out.append(cls)
+    return out
 
 
 def given_parent(index: Index, cls: ClassInfo, parent: ClassInfo | None, markers: bool = True) -> ClassInfo | Former | None:
@@ -63,6 +81,10 @@ def given_parent(index: Index, cls: ClassInfo, parent: ClassInfo | None, markers
     if former_parent(cls) == parent.name or not (markers or in_mro):
         return Former(parent.name)
     bases = ", ".join(b.rsplit(".", 1)[-1] for b in cls.bases) or "object"
+    same_name = [b for b in cls.bases if b.rsplit(".", 1)[-1] == parent.name]
+    if same_name:  # a base spelled like the parent that is another class, or one the index cannot follow
+        raise UsageError(f"{cls.name}'s base {same_name[0]} is not {parent.qualname} as far as the tree shows "
+                         f"(its bases: {bases}); pass --parent as module:Name for the base it names")
     if in_mro:
         raise UsageError(f"{cls.name} does not inherit {parent.name} directly (its bases: {bases}); "
                          f"--parent names a direct base of each --class")
@@ -204,7 +226,7 @@ def unparsable_files(index: Index, analyses: list[ClassAnalysis]) -> list[str]:
     for a in analyses:
         if not a.nothing_to_do:
             refused |= unsafe_unparsable_file.check(index, a)
-    return [f"cannot parse {rel}:{line}: {msg}; it names none of the classes, parents or dropped members, "
+    return [f"{unsafe_unparsable_file.headline(rel, line, msg)}; it names none of the classes, parents or dropped members, "
             "so the run went on without it" for rel, (line, msg) in sorted(index.syntax_errors.items()) if rel not in refused]
 
 
@@ -278,7 +300,7 @@ def compute(tree: Tree, options: Options) -> Result:
         diff="".join(unified_diff(p.rel, p.before, p.after) for p in patches),
         # "already decoupled" is its own verdict on the line as in the run's last line, not a decline.
         summary=[f"{a.cls.name}: {v.reason}" if v.rule == ALREADY_DECOUPLED else f"{a.cls.name}: {v.decision}: {v.reason}"
-                 for a, v in pairs],
+                 for a, v in pairs] or [nothing_left(tree, options)],
         check_lines=[(a.cls.file, a.cls.line, f"{a.cls.name} would be decoupled from {a.parent.name}: {v.reason}")
                      for a, v in pairs if v.decision == Decision.DECOUPLE],
         unsafe=unsafe,
@@ -296,6 +318,13 @@ def traced(index: Index, options: Options):
     specs = targets(index, select(index, options.classes, options.parent, options.markers),
                     lambda parent: analyzer.chain(parent, options.base))
     return trace(index.tree.root, options.trace, options.test_timeout, specs)
+
+
+def nothing_left(tree: Tree, options: Options) -> str:
+    """The run's line when ``--parent P --no-markers`` finds no subclass of P: every one was
+    decoupled by a patch that leaves no trace (DC507's "already decoupled", for the lot)."""
+    return (f"{options.parent}: no subclass of it left under {display_path(tree.root)}: nothing to do (a class "
+            f"decoupled from it with --no-markers keeps no trace of it)")
 
 
 def _second_pass(index: Index, options: Options, analyses: list[ClassAnalysis], limits, runtime=None) -> dict:

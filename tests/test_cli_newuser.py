@@ -331,6 +331,52 @@ def test_every_check_after_write_says_already_decoupled(tmp_path, markers):
     assert code == 2 and "Lighter does not inherit Engine directly (its bases: LightEngine)" in one_error_line(err)
 
 
+QUIET = '''\
+from .engine import HeavyEngine
+
+
+class QuietEngine(HeavyEngine):
+    def __init__(self, name):
+        super().__init__(name)
+
+    def label(self):
+        return self.name
+'''
+
+
+@pytest.mark.parametrize("markers", [[], ["--no-markers"]])
+def test_the_parent_alone_after_write_finds_every_subclass_already_decoupled(tmp_path, markers):
+    """``--parent P`` without ``--class``: after a --write that decoupled every subclass of P, the
+    same check passes (issue 37) instead of "no subclass of P found"."""
+    tree = committed(project(tmp_path / "p", shop__quiet_py=QUIET))
+    code, out, err = decouple(".", "--parent", "HeavyEngine", "--write", *markers, cwd=tree)
+    assert code == 0 and out == "wrote shop/light.py, shop/quiet.py (2 classes decoupled, 0 declined)\n", err
+    git(tree, "commit", "-qam", "decoupled")
+    for mode in (["--check"], ["--write"], ["--diff"]):
+        code, out, err = decouple(".", "--parent", "HeavyEngine", *mode, *markers, cwd=tree)
+        assert code == 0, err
+        if markers:
+            assert err.endswith("HeavyEngine: no subclass of it left under .: nothing to do (a class decoupled from it "
+                                "with --no-markers keeps no trace of it)\n"), err
+        else:
+            for cls in ("LightEngine", "QuietEngine"):
+                assert f"{cls}: already decoupled from HeavyEngine (its marker comment): nothing to do\n" in err
+        assert "decline" not in err and "error" not in err
+    if not markers:
+        # The near miss: a marker names the parent, yet one subclass is still to do: exit 1 for it alone.
+        write_files(tree, {"shop/again.py": QUIET.replace("QuietEngine", "AgainEngine")})
+        code, out, err = decouple(".", "--parent", "HeavyEngine", "--check", cwd=tree)
+        assert code == 1 and "AgainEngine would be decoupled from HeavyEngine" in out and "QuietEngine" not in out, (out, err)
+        assert "QuietEngine: already decoupled from HeavyEngine" in err
+
+
+def test_a_marker_naming_another_parent_is_no_trace_of_this_one(tmp_path):
+    marked = LIGHT.replace("class LightEngine(HeavyEngine):", "class LightEngine(Engine):  # decouple: decoupled from Other")
+    tree = project(tmp_path / "p", shop__light_py=marked.replace("from .engine import HeavyEngine", "from .engine import Engine"))
+    code, out, err = decouple(".", "--parent", "HeavyEngine", "--check", cwd=tree)
+    assert code == 2 and "no subclass of HeavyEngine found under ." in err
+
+
 def test_verdict_line_counts_agree_in_number(tmp_path):
     tree = project(tmp_path / "p")
     code, _, err = decouple(".", *SELECT, "--check", cwd=tree)
@@ -385,7 +431,9 @@ def test_report_counts_validations_in_the_singular(tmp_path):
     (("nope", *SELECT), "ROOT nope does not exist; give the folder that holds the sources"),
     (("shop/app.py", *SELECT), "ROOT shop/app.py is not a directory; give the folder that holds the sources"),
     ((".", *SELECT, "--base", "Nope"), "--base Nope is not an ancestor of HeavyEngine; give one of its ancestors (Engine)"),
-    ((".", "--parent", "LightEngine"), "no subclass of LightEngine found under .; check --parent, or name the class with --class"),
+    ((".", "--parent", "LightEngine"), "no subclass of LightEngine found under ., nor a class whose marker says it was "
+                                       "decoupled from it; check --parent, or name the class with --class (a class decoupled "
+                                       "with --no-markers has no trace of it: check with --no-markers too)"),
     ((".", "--class", "LightEngin"), "class LightEngin not found under .; did you mean LightEngine?"),
 ])
 def test_errors_say_what_failed_where_and_what_to_do(tmp_path, args, says):

@@ -11,7 +11,7 @@ instance through a subclass's store, a store by other code, or ``c or None``, va
 ``assert``, a checking method or module function), and hand-offs of the instance (a module
 registry, a global dict, a callback list, a holder that keeps it to itself, a holder that
 registers it; the probe counts what is published), a child method that falls back to
-the parent's through ``super()``, and the shapes of issue 25: a parent with a second base (a
+the parent's through ``super()`` (or reads one of its members through ``super()`` as a value), and the shapes of issue 25: a parent with a second base (a
 cooperative mixin, before or after), ``super(Parent, self)``, the child calling the parent's
 ``__init__`` under an import alias or not defining one (the parent's signature is then written
 into it, its default read from a module constant that the child's module may bind otherwise), a
@@ -101,6 +101,9 @@ def pieces(draw):
     p["exception"] = draw(st.booleans())
     p["validation"] = draw(st.sampled_from(["none", "raise", "assert", "self-check", "module-check"]))
     p["fallback"] = draw(st.sampled_from(["none", "label", "plan"]))  # the child overrides it and calls super()
+    # Issue 37: a member read through super() as a value: a class attribute (overridden by the
+    # child or not), the parent's property, a bound method called later.
+    p["super_read"] = draw(st.sampled_from(["none", "none", "kind", "kind-overridden", "prop", "bound"]))
     p["registration"] = draw(st.sampled_from(["none", "module", "global-dict", "callback", "keeps-to-itself", "holder-publishes"]))
     p["child_reads"] = draw(st.lists(st.sampled_from(ATTRS + ["label", "kind", "prop"]), min_size=1, max_size=3, unique=True))
     p["child_sets_before_super"] = draw(st.sampled_from([None] + ATTRS))
@@ -287,8 +290,12 @@ def render(p) -> tuple[dict[str, str], str]:
         child_methods.append("    def label_of(self, suffix=''):\n        return super().label_of(suffix) + '!'\n")
     elif p["fallback"] == "plan":
         child_methods.append("    def plan(self, batch):\n        return [x + 1 for x in super().plan(batch)]\n")
+    sup = {"kind": "super().kind", "kind-overridden": "super().kind + self.kind", "prop": "super(Child, self).prop",
+           "bound": "super().label_of"}.get(p["super_read"]) if p["super_read"] != "prop" or p["property"] != "none" else None
+    if sup is not None:
+        child_methods.append(f"    def sup(self):\n        got = {sup}\n        return got('~') if callable(got) else got\n")
     reads = [r for r in p["child_reads"] if r != "prop" or p["property"] != "none"]
-    exprs = [f"self.{r}" for r in reads] + ["helper(1)", "SCALE"]
+    exprs = [f"self.{r}" for r in reads] + ["helper(1)", "SCALE"] + (["self.sup()"] if sup is not None else [])
     exprs += {"static": ["self.round_up(5)"], "classmethod": ["self.kind_of()"], "small-property": ["self.shout"],
               "loop": ["self.total([1, 2, 3])"]}[p["tiny"][0]] if p["tiny"] else []
     if p["parent_hook"] == "new":
@@ -308,6 +315,8 @@ def render(p) -> tuple[dict[str, str], str]:
     imported = "Parent as BaseParent" if p["child_call"] == "alias" else "Parent"
     spelled = "BaseParent" if p["child_call"] == "alias" else "Parent"
     child_attr = "    messages = {'child': 2}\n\n" if p["mro_walk"] else ""
+    if p["super_read"] == "kind-overridden":
+        child_attr += "    kind = 'child'\n\n"
     if p["child_call"] == "inherit":
         child_init = []  # the parent's __init__ runs: the rewrite writes one with its signature
     child = (f"from .parent import {imported}\n" + clash + f"\n\nclass Child({spelled}):\n" + child_attr
@@ -412,7 +421,7 @@ def save_counterexample(files: dict, probe: str) -> Path:
 # dropped, the object reaching it through a function of unknown callers (now typed, see render).
 FOUND = [dict(explicit_base_init=False, two_arg_super=False, mixin="none", child_call="super", mro_walk=False, helper_sets=[],
               hook="none", stores_handler=False, property="none", dunders=[], class_attr="none", forward="positional", clash=[],
-              exception=False, validation="none", fallback="none", registration="none", child_reads=["alpha"],
+              exception=False, validation="none", fallback="none", super_read="none", registration="none", child_reads=["alpha"],
               child_sets_before_super=None, child_assigns_prop=False, outside=[], carrier="reduce", carrier_reads="gamma",
               tiny=[], pops=False, parent_hook="none", alias=False, dataclass_base=False, dataclass_parent="none", hidden=[])]
 # Each of issue 37's hidden shapes on the plainest hierarchy, so that every run patches each once.

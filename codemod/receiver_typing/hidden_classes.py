@@ -56,7 +56,7 @@ class HiddenClasses:
         in_bases = re.compile(rf"class\s+\w+\s*\([^:]*?\b{name}\b")
         renamed = _renamed(cls)
         for rel in index.tree.grep(lambda text: bool(in_bases.search(text) or renamed.search(text)), words=(cls.name,)):
-            text = index.tree.peek(rel) or ""
+            text = index.tree.searchable(rel) or ""
             if not _may_hide(text, [cls.name, *renamed.findall(text)]):
                 continue  # every class statement naming it is a module-level class of its own name
             mod = index.module(rel)

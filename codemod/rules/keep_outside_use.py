@@ -121,7 +121,7 @@ def run(st, out: Scanned) -> bool:
             st.progress(i + 1, len(files), f"uses of {a.parent.name}'s members")
         # A file whose every mention is of members already kept is not even parsed
         # (most of the cost of a run is parsing).
-        if not st.all_uses and mentioned(tree.peek(rel) or "") <= set(a.kept):
+        if not st.all_uses and mentioned(tree.searchable(rel) or "") <= set(a.kept):
             continue
         mod = st.index.module(rel)
         if mod is None:

@@ -13,13 +13,19 @@ and what each module binds that name to at its top level: an import (to what it 
   it) must be bound in the patched module as it is in the module of a class the code came from
   (the parent, or a class up to the new base); a name none of those modules binds must be a
   builtin there too, or be bound to an object one of them binds under another name (the
-  rewrite's alias imports, ``SCALE as SCALE_base``).
+  rewrite's alias imports, ``SCALE as SCALE_base``);
+- a name read at run time more often after the patch than before must have a binding in the
+  patched module that runs: one only under ``if TYPE_CHECKING:`` does not. What runs includes
+  the annotations of parameters, returns and the class body unless the module has
+  ``from __future__ import annotations``; string annotations never run.
 
 ## Why
 Code moved from the parent's module into the class's module keeps its spelling, but a name
 means what the module it sits in binds: ``LIMIT`` in the parent's module is 8, in the class's
 module 99; an import the rewrite adds for moved code can shadow a name the class's own code
-reads. Neither breaks a check on the patched file, and both change what runs. The rewrite
+reads. Neither breaks a check on the patched file, and both change what runs; nor does a name the
+class's module imports only for type checkers, which pyflakes counts as bound and which raises
+``NameError`` when the moved code runs. The rewrite
 aliases such names (DC608); this check does not trust that it did.
 
 ## Known problems
@@ -27,7 +33,9 @@ A module with ``from x import *`` is not checked for names it does not bind expl
 bindings of a name in one module (``try: import a as X`` / ``except ImportError: X = None``)
 count as the set of both: the check passes only when the sets are equal. A name the class's own
 code and moved code both read, whose two meanings differ, is refused even where the rewrite
-renamed every moved read (the counts cannot tell which read moved). An alias is checked only
+renamed every moved read (the counts cannot tell which read moved). A guard spelled otherwise
+than ``TYPE_CHECKING`` or ``typing.TYPE_CHECKING`` (``if False:``) counts as running. Python 3.14
+defers annotations without the ``__future__`` import; they are still taken to run. An alias is checked only
 against every object the parent's modules bind, not against the one name it stands for.
 
 ## Fix safety
@@ -53,6 +61,7 @@ def check(ctx) -> None:
     after = _global_reads(after_mod.symbols, ctx.after.node)
     if before is None or after is None:
         return  # symtable refused the text: the compile check says so
+    _bound_at_run_time(ctx)
     was, now = _bindings(before_mod), _bindings(after_mod)
     sources = {c.module.name: _bindings(c.module) for c in a.chain}
     for name, count in sorted(after.items()):
@@ -80,6 +89,38 @@ def check(ctx) -> None:
                                 f"and means {_shown(meant_now)} in {after_mod.rel}")
 
 
+def _bound_at_run_time(ctx) -> None:
+    """A global name moved code reads at run time must have a binding that runs: not one only
+    under ``if TYPE_CHECKING:``, which pyflakes counts as bound."""
+    a, after_mod = ctx.a, ctx.patched
+    before = _global_reads(a.cls.module.symbols, a.cls.node, _evaluates_annotations(a.cls.module.tree))
+    after = _global_reads(after_mod.symbols, ctx.after.node, _evaluates_annotations(after_mod.tree))
+    every, running = _bindings(after_mod), _bindings(after_mod, run_time=True)
+    if before is None or after is None or STAR in every:
+        return
+    for name, count in sorted(after.items()):
+        if count > before.get(name, 0) and name in every and name not in running:
+            ctx.violate(ID, f"code moved into {a.cls.name} reads {name} at run time, which {after_mod.rel} binds only "
+                            f"under `if TYPE_CHECKING:`")
+
+
+def _evaluates_annotations(tree: ast.Module) -> bool:
+    """Whether the module's annotations of functions and class bodies run (no ``from __future__ import annotations``)."""
+    for s in tree.body:
+        if isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(al.name == "annotations" for al in s.names):
+            return False
+        if not (isinstance(s, ast.ImportFrom) and s.module == "__future__") and not (
+                isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)):
+            break
+    return True
+
+
+def type_checking_test(test: ast.expr) -> bool:
+    """``if TYPE_CHECKING:`` and ``if typing.TYPE_CHECKING:``: a block that never runs."""
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
 def _shown(meaning: frozenset[str]) -> str:
     return ", ".join(sorted(meaning))
 
@@ -93,8 +134,9 @@ def _meaning(bindings: dict, name: str) -> frozenset[str] | None:
     return frozenset({f"builtins.{name}"})
 
 
-def _bindings(mod) -> dict[str, frozenset[str]]:
-    """Name -> what the module's top level binds it to (every binding, in any block)."""
+def _bindings(mod, run_time: bool = False) -> dict[str, frozenset[str]]:
+    """Name -> what the module's top level binds it to (every binding, in any block; ``run_time``:
+    not those only type checkers see, under ``if TYPE_CHECKING:``)."""
     out: dict[str, set[str]] = {}
 
     def bind(name: str, target: str) -> None:
@@ -118,6 +160,8 @@ def _bindings(mod) -> dict[str, frozenset[str]]:
                          base if al.name == "*" else f"{base}.{al.name}" if base else al.name)
             elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 bind(s.name, f"{mod.name}.{s.name}")
+            elif run_time and isinstance(s, ast.If) and type_checking_test(s.test):
+                visit(s.orelse)
             elif child_blocks(s):  # if, for, while, with, try, match: their blocks are the top level too
                 for part in (getattr(s, "target", None), *[i.optional_vars for i in getattr(s, "items", [])]):
                     if part is not None:
@@ -140,9 +184,10 @@ def _bindings(mod) -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
-def _global_reads(top, cls: ast.ClassDef) -> Counter | None:
+def _global_reads(top, cls: ast.ClassDef, annotations: bool = False) -> Counter | None:
     """How many times the class reads each global name, outside annotations (``top``: the
-    module's symbol table)."""
+    module's symbol table). ``annotations``: those that run too (of parameters, returns and the
+    class body's own, not a function's local ones)."""
     if top is None:
         return None
     table = next((t for t in top.get_children() if t.get_type() == "class" and t.get_name() == cls.name
@@ -162,6 +207,7 @@ def _global_reads(top, cls: ast.ClassDef) -> Counter | None:
     # The class's body only: its bases and decorators are the reparenting's (DC701 checks the MRO).
     counts: Counter = Counter()
     stack = list(cls.body)
+    run = {id(s) for s in cls.body if s.__class__ is ast.AnnAssign} if annotations else set()
     while stack:
         n = stack.pop()
         if n.__class__ is ast.Name:
@@ -169,7 +215,8 @@ def _global_reads(top, cls: ast.ClassDef) -> Counter | None:
                 counts[n.id] += 1
             continue
         for field, value in ast.iter_fields(n):
-            if field in _ANNOTATION_FIELDS and n.__class__ in _ANNOTATED:
+            if field in _ANNOTATION_FIELDS and n.__class__ in _ANNOTATED and not (
+                    annotations and (n.__class__ is not ast.AnnAssign or id(n) in run)):
                 continue
             if isinstance(value, list):
                 stack.extend(v for v in value if isinstance(v, ast.AST))

@@ -6,8 +6,9 @@ kept statements of the parent's ``__init__`` read (and the defaults of its param
 inlined code takes, evaluated in the parent's module), and the free names of every copied
 method, property and class attribute. Each is bound in the parent's module (an import, a
 module-level definition, or a builtin). When the class's module binds the same name to
-something else, or the class's ``__init__`` has a local of that name where the statements
-are inlined, the moved code would use the wrong object: the name is then imported under an
+something else, or only under ``if TYPE_CHECKING:`` (where the parent's module binds it at run
+time), or the class's ``__init__`` has a local of that name where the statements are inlined,
+the moved code would use the wrong object (or none): the name is then imported under an
 alias (``from <where the parent's module gets it> import <name> as <name>_<module>``) and the
 moved code is renamed to the alias. A name the class's module does not bind at all is left
 to the imports rule (DC607), which imports it from where the parent's module does.
@@ -23,8 +24,9 @@ example a module-level ``helper`` or ``logger`` that both modules define.
 ## Known problems
 Names are compared by what they resolve to through the tree's imports and re-exports; two
 imports of the same object by unrelated paths outside the tree count as different (and get
-an alias, which is safe). A name bound only by a star import in the parent's module cannot
-be resolved: the rewrite is refused (DC510). A nested function's parameters count as bound
+an alias, which is safe). A name bound only by a star import in the parent's module is resolved
+through the star's module (its ``__all__`` when literal, else its public names) when that
+module is in the tree; otherwise the rewrite is refused (DC510). A nested function's parameters count as bound
 for the whole method.
 
 ## Fix safety
@@ -45,6 +47,7 @@ from ..ast_util import bind_arguments, child_blocks, first_param, pos, snake_cas
 from ..errors import UnsafeError
 from ..index import ModuleInfo
 from . import rewrite_place_reads
+from .rewrite_imports import type_checking_names
 
 ID = "DC608"
 NAME = "name-binding"
@@ -64,6 +67,8 @@ def plan(index, a) -> dict[str, tuple[str, str, str | None]]:
     cinit = a.cls.methods.get("__init__")
     init_locals = _bound_in(cinit) if cinit is not None else set()
     taken = _module_names(cmod) | init_locals
+    # Bound in the class's module only for type checkers, where the parent's binds it for real.
+    unseen = type_checking_names(cmod) - type_checking_names(pmod)
     out = {}
     for name in sorted(inlined | copied):
         theirs = _binding(pmod, name)
@@ -71,7 +76,7 @@ def plan(index, a) -> dict[str, tuple[str, str, str | None]]:
             raise UnsafeError(f"{a.parent.name}'s code uses {name!r}, which {pmod.rel} binds only through a star import (or not at all)", ID)
         ours = _binding(cmod, name)
         clash_local = name in inlined and name in init_locals
-        if not clash_local and (ours is None or _resolve(index, ours) == _resolve(index, theirs)):
+        if not clash_local and name not in unseen and (ours is None or _resolve(index, ours) == _resolve(index, theirs)):
             continue
         alias = f"{name}_{snake_case(pmod.name.rsplit('.', 1)[-1])}"
         while alias in taken:
@@ -101,6 +106,8 @@ def _binding(mod: ModuleInfo, name: str) -> str | None:
         return mod.imports[name]
     if name in _module_names(mod, imports=False):
         return f"{mod.name}.{name}"
+    if mod.star_binding(name) is not None:
+        return mod.star_binding(name)
     if name in _BUILTINS:
         return f"builtins.{name}"
     return None
@@ -119,18 +126,7 @@ def _resolve(index, qual: str, seen=None) -> str:
 
 def _module_names(mod: ModuleInfo, imports: bool = True) -> set[str]:
     """Names bound at module level (in if/try blocks too)."""
-    out = set(mod.imports) if imports else set()
-    todo = list(mod.tree.body)
-    while todo:
-        s = todo.pop()
-        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(s.name)
-        elif isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With)):
-            out |= {n.id for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        if isinstance(s, (ast.If, ast.Try)) or type(s).__name__ == "TryStar":
-            for block in child_blocks(s):
-                todo.extend(block)
-    return out
+    return (set(mod.imports) | mod.own_names) if imports else mod.own_names
 
 
 def _bound_in(fn: ast.AST) -> set[str]:

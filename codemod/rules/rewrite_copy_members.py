@@ -47,7 +47,7 @@ def apply(ctx, body):
     a = ctx.a
     attrs, methods = [], []
     free = rewrite_bind_names.copied_free(a) if ctx.aliases or ctx.literals else {}
-    fallbacks = rewrite_super_fallback.copied(a)  # overridden by the class: copied under a private name
+    fallbacks = rewrite_super_fallback.copied(a)  # what super().X reads: reached by a private name
 
     def bound(name, node):
         """The node with its free names that DC608 aliased renamed to their aliases."""
@@ -60,7 +60,8 @@ def apply(ctx, body):
         if owner.module.rel != ctx.pinfo.rel:
             raise UnsafeError(f"{name} comes from {owner.name} in another module; only one parent module at a time is supported", ID)
         origin = f"{MARKER} {owner.name}.{name}"
-        if m.kind == "class_attribute" and _class_defines(a, name):
+        overridden = rewrite_super_fallback.overrides(a, name)
+        if m.kind == "class_attribute" and overridden and name not in fallbacks:
             # C's own binding is the one C's instances and C itself saw; the parent's was reachable
             # only through the parent, which still binds it (kept for the store P's __init__ makes).
             continue
@@ -68,12 +69,17 @@ def apply(ctx, body):
             node = ctx.p.lines[id(ctx.p.stmt(m.node))]
             node = ctx.copied.strip(bound(name, node), m.node.lineno - len(node.leading_lines), m.node.end_lineno)
             node = node.with_changes(leading_lines=[BLANK, *ctx.marker(origin)] + [l for l in node.leading_lines if l.comment is not None])
+            if overridden:
+                attrs.append(rewrite_super_fallback.private_attribute(ctx, name, node))
+                continue
             # An alias of a copied method (``__enter__ = begin``) goes after it, among the methods.
+            into = attrs
             if _names_copied_function(a, owner, m.node, late):
                 late.add(name)
-                methods.append(node)
-            else:
-                attrs.append(node)
+                into = methods
+            into.append(node)
+            if name in fallbacks:
+                into.append(rewrite_super_fallback.alias_node(ctx, name))
             ctx.plan.inlined.append(f"class attribute `{name}` (its value differs from the new base's)")
         elif m.kind in ("method", "property"):
             nodes = [n for n in owner.node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
@@ -83,12 +89,15 @@ def apply(ctx, body):
                 node = ctx.p.stmt(n)
                 first = min([n.lineno] + [d.lineno for d in n.decorator_list]) - len(node.leading_lines)
                 node = ctx.copied.strip(bound(name, node), first, n.end_lineno)
-                if name in fallbacks:
-                    methods.append(rewrite_super_fallback.copy_node(ctx, name, node))
+                if name in fallbacks and overridden:
+                    if i == 0:  # a property's getter: super() reads what it returns, never sets it
+                        methods.append(rewrite_super_fallback.copy_node(ctx, name, node))
                     continue
                 lead = [BLANK] + (ctx.marker(origin) if i == 0 else []) + [l for l in node.leading_lines if l.comment is not None]
                 methods.append(node.with_changes(leading_lines=lead))
-            if name not in fallbacks:
+            if name in fallbacks and not overridden:
+                methods.append(rewrite_super_fallback.alias_node(ctx, name))
+            if not (name in fallbacks and overridden):
                 ctx.plan.inlined.append(f"{m.kind} `{name}`")
     if attrs:
         idx = 0
@@ -108,12 +117,6 @@ def after_class(ctx) -> list[cst.BaseStatement]:
     ctx.plan.inlined.append(f"call of `__init_subclass__` after the class, which creating it under {owner.name} made")
     blanks = [BLANK, BLANK] if ctx.a.cls.node.col_offset == 0 else [BLANK]
     return [stmt.with_changes(leading_lines=blanks + ctx.marker(f"{MARKER} {owner.name}.__init_subclass__ (creating the class ran it)"))]
-
-
-def _class_defines(a, name: str) -> bool:
-    """Whether the class's own body binds ``name`` (not only its instances)."""
-    m = a.cls.members.get(name)
-    return m is not None and m.kind != "instance_attribute"
 
 
 def _names_copied_function(a, owner, stmt: ast.stmt, late: set[str]) -> bool:

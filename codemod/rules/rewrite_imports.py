@@ -4,7 +4,8 @@
 pyflakes says which names the rewritten module now lacks and which imports it no longer
 uses. A missing name is imported from where the parent's module gets it (under
 ``if TYPE_CHECKING:`` when the parent imports it only there), or from the parent's module
-when it is defined there. An import that became unused is removed, unless the module
+when it is defined there; a name the parent's module binds by ``from x import *`` is
+imported by name from the module of the tree that the star follows to. An import that became unused is removed, unless the module
 re-exports it through ``__all__``, another module of the checkout imports it from here or
 reads it as an attribute of this module (``pkg.mod.Name``), or the module reads its own
 namespace whole (``globals()``, ``vars()``, ``dir()``).
@@ -99,6 +100,10 @@ def add_missing(tree: cst.Module, text: str, before: str, filename: str, cmod: M
                 break
             if name in module_level_defs(src):
                 spec = (src.name, name, None, False)
+                break
+            star = src.star_binding(name)
+            if star is not None:  # ``from x import *`` there: imported by name here
+                spec = (*star.rsplit(".", 1), None, False)
                 break
         if spec is None:
             raise UnsafeError(f"{filename}: the inlined code uses {name!r}, which neither module defines", ID)

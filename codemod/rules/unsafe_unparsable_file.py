@@ -11,12 +11,15 @@ it bears on what the run decided.
 ## Why
 A use of a dropped member, or an ``isinstance`` check of the parent, in a file the analysis
 could not read would be missed, and the patch would break it (a module written in Python
-3.12's ``type X = ...`` syntax, analysed on 3.11).
+3.12's ``type X = ...`` syntax, analysed on 3.11). A file that cannot be decoded as Python
+decodes it (UTF-8 unless a PEP 263 coding line or a BOM says otherwise: a Latin-1 comment in a
+file without a coding line) is one the interpreter refuses the same way, and is treated alike;
+its names are looked for in its bytes, the undecodable ones replaced.
 
 ## Known problems
 The test is by name, anywhere in the text: a file that names a dropped member on an unrelated
 object refuses the run too. Run the tool on the Python the project is written for (its
-parser then reads the file), or fix the file. Files that cannot be decoded are not checked.
+parser then reads the file), or fix the file.
 
 ## Fix safety
 No patch is written for any class of the run (all or nothing).
@@ -43,9 +46,24 @@ def check(index, a) -> set[str]:
     rx = re.compile(r"\b(" + "|".join(map(re.escape, sorted(names))) + r")\b")
     found = set()
     for rel, (line, msg) in sorted(index.syntax_errors.items()):
-        m = rx.search(index.tree.peek(rel) or "")
+        m = rx.search(index.tree.searchable(rel) or "")
         if m:
-            a.unsafe.append(Hazard(rel, line, f"{rel} cannot be parsed ({msg}) and names {m.group(1)}, "
+            a.unsafe.append(Hazard(rel, line, f"{rel} {failure(msg)} and names {m.group(1)}, "
                                               "so a use there cannot be ruled out", rule=ID))
             found.add(rel)
     return found
+
+
+def failure(msg: str) -> str:
+    """What went wrong with a file, from the parser's (or the decoder's) message."""
+    return f"cannot be decoded ({msg[len(DECODE):]})" if msg.startswith(DECODE) else f"cannot be parsed ({msg})"
+
+
+def headline(rel: str, line: int, msg: str) -> str:
+    """``cannot parse FILE:LINE: why``, or ``cannot decode FILE:LINE: why``."""
+    if msg.startswith(DECODE):
+        return f"cannot decode {rel}:{line}: {msg[len(DECODE):]}"
+    return f"cannot parse {rel}:{line}: {msg}"
+
+
+DECODE = "cannot be decoded: "

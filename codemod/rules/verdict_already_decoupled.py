@@ -5,6 +5,9 @@ A class whose body carries the tool's marker comment (``# decouple: inlined from
 or ``# decouple: decoupled from P`` on the class line) and that no longer inherits ``P`` is
 declined as "already decoupled from P: nothing to do"; so is, under ``--no-markers`` (a patch
 that leaves no trace), a class that ``--parent P`` names and that has ``P`` nowhere in its MRO.
+``--parent P`` without ``--class`` selects, beside ``P``'s subclasses, every class whose marker
+says it was decoupled from ``P``, each "already decoupled"; under ``--no-markers`` a tree where
+no subclass of ``P`` is left has nothing to do (exit 0, one line saying so).
 
 ## Why
 Running the tool on its own output must change nothing (idempotence).
@@ -13,7 +16,8 @@ Running the tool on its own output must change nothing (idempotence).
 Without ``--parent``, relies on the marker comment: a class decoupled by hand or with
 ``--no-markers`` is judged against its new first base like any other. With ``--parent P`` and
 ``--no-markers``, a class that never inherited ``P`` also reads "already decoupled from P"
-(either way it has nothing of ``P`` to shed); without ``--no-markers`` that is a usage error.
+(either way it has nothing of ``P`` to shed); without ``--no-markers`` that is a usage error,
+and so is ``--parent P`` alone where neither a subclass of ``P`` nor a marker naming it is left.
 
 ## Fix safety
 Nothing is rewritten.

@@ -28,7 +28,7 @@ NAME = "super-fallback"
 
 
 def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
-    reach = [s for s in a.super_calls if s.reaches_parent]
+    reach = rewrite_super_fallback.reaching(a)
     if not reach or rewrite_super_fallback.copied(a):
         return None
     s = max(reach, key=lambda c: len(c.needs_dropped))  # max keeps the first among equals
@@ -38,6 +38,9 @@ def judge(a: ClassAnalysis, limits=None) -> Verdict | None:
         needs = f", which needs {shown}, built by {a.parent.name}.__init__"
     others = sorted({c.in_method for c in reach if c.needs_dropped and c.in_method != s.in_method})
     also = f" (and {', '.join(others)} fall back to state it builds too)" if others else ""
+    if not s.needs_dropped:  # cheap, yet not copied: say what stopped DC609
+        s = next(c for c in reach if rewrite_super_fallback.why_not(a, c) is not None)
+        needs = f", which cannot be copied under a private name ({rewrite_super_fallback.why_not(a, s)})"
     return Verdict(Decision.DECLINE, ID, (
         f"{a.cls.name}.{s.in_method} falls back to {s.resolves_to} through super() at run time "
         f"({s.file}:{s.line}){needs}, so {a.parent.name} really is reused{also}"
