@@ -59,6 +59,25 @@ def computed_access(node: ast.AST, parents: dict) -> tuple[list, str] | None:
     return None
 
 
+def computed_name(call: ast.Call) -> ast.expr | None:
+    """The name ``getattr``/``hasattr``/``setattr``/``delattr(obj, name, ...)`` is given, when
+    it is not a literal (a literal is an ordinary read, DC108's); else None."""
+    func, args = call.func, call.args
+    if func.__class__ is not ast.Name or func.id not in ACCESSORS or len(args) < 2:
+        return None
+    if args[0].__class__ is ast.Starred or args[1].__class__ in (ast.Starred, ast.Constant):
+        return None
+    return args[1]
+
+
+def site_files(index, classes) -> list[str]:
+    """The files that name one of ``classes`` beside an accessor: where the direct form of
+    computed access is looked for (an object typed as one of them is written there: an
+    annotation, a construction, an ``isinstance``)."""
+    named = set(index.tree.files_with_words(tuple(sorted({c.name for c in classes}))))
+    return [rel for rel in index.tree.files_with_words(tuple(sorted(ACCESSORS))) if rel in named]
+
+
 def on_name(call: ast.Call, name: str) -> str | None:
     """What ``call`` is, when it is a site of computed access whose first object is the name
     ``name`` (``reduce(getattr, path, self)``, ``attrgetter(name)(self)``), else None."""

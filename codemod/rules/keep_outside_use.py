@@ -77,7 +77,9 @@ import re
 
 from ..ast_util import dotted_name, first_param, is_static
 from ..index import enclosing_def
+from ..literal_names import names as literal_names
 from ..model import Evidence, Receiver, Scanned
+from ..reflection import ACCESSORS, computed_name, site_files
 from ..state import inside_any
 
 ID = "DC108"
@@ -92,7 +94,7 @@ def run(st, out: Scanned) -> bool:
     cands = sorted(n for n in a.members if n not in a.kept and not satisfied(n) and not n.startswith("__"))
     if not cands:
         return False
-    from ..receiver_typing.typing_flow import SHOWN, Flow
+    from ..receiver_typing.typing_flow import Flow
 
     flow = st.flow = Flow(st.index, a.cls, site_filter=st.in_dropped_parent_code, gone=st.gone)
     # A use that merely could not be ruled out keeps a member, but is weak evidence: the files
@@ -114,6 +116,7 @@ def run(st, out: Scanned) -> bool:
     cand_set = set(cands)
     chain_nodes = {id(c.node) for c in a.chain} | {id(a.cls.node)}
     chain_files = {c.file for c in a.chain} | {a.cls.file}
+    consider = _each_use(st, out, strong, chain_nodes, chain_files)
     tree = st.index.tree
     files = tree.grep(lambda text: bool(rx.search(text) or in_patterns(text)), words=tuple(cands))
     for i, rel in enumerate(files):
@@ -131,49 +134,72 @@ def run(st, out: Scanned) -> bool:
         flow.looked_at(rel)  # parsed for this search anyway: free for the typing that follows
         for node in mod.nodes:
             hit = attr_use(node, cand_set)
-            if hit is None:
-                continue
-            name, recv, how, line = hit
-            if name in strong and not st.all_uses:
-                continue
-            confirm = name in a.kept and not st.all_uses
-            if confirm and not flow.plainly_shown(mod, recv, node):
-                # Kept already on an unknown receiver: only one typed right where it is used is
-                # looked at (typing others would search the tree again); a typing on a small
-                # budget then says whether it holds (an annotated parameter whose every call
-                # site is in code the rewrite drops does not; past the budget, the annotation does).
-                continue
-            if rel in chain_files and inside_any(mod, node, chain_nodes) and _on_own_instance(mod, node, recv):
-                continue
-            if how == "hasattr()" and a.members[name][0].kind != "property" and flow.hasattr_decided(mod, node):
-                continue  # an `and` of duck-typing tests that no instance passes anyway
-            if recv is node:  # read on an object the code does not write out
-                verdict, note, strength = _unseen_receiver(flow, mod, node)
-            else:
-                verdict, note, strength = flow.classify(mod, recv, node, CONFIRM_PARSES if confirm else None)
-            if verdict == Receiver.NO:
-                continue
-            kind = a.members[name][0].kind
-            if how == "write" and kind not in ("property",):
-                continue
-            if name in a.kept and strength != SHOWN and not st.all_uses:
-                continue  # already kept on a use as weak as this one
-            if strength != SHOWN and st.knowledge.assumes(a.cls.name, name) and recv is not node:
-                # About to be dropped on the user's word: first look for a route the typing
-                # follows that shows an instance of the class reaching the receiver.
-                route = flow.witness(mod, recv, node)
-                if route is not None:
-                    verdict, note, strength = Receiver.YES, route, SHOWN
-            sure = "an instance of" if verdict == Receiver.YES else "possibly an instance of"
-            ev = Evidence(rel, line, f"{how} of .{name} on {ast.unparse(recv)[:60]} ({sure} {a.cls.name}; {note})", ID, strength)
-            if strength != SHOWN and st.knowledge.assumes(a.cls.name, name):
-                st.assume(name, ev)  # the user's word: no reason to keep (an assumption in the report)
-                out.assumptions.append((name, ev))
-                continue
-            if strength == SHOWN:
-                strong.add(name)
-            st.need(name, ev)
-            out.needs.append((name, ev))
+            if hit is not None:
+                consider(rel, mod, node, *hit)
+            elif node.__class__ is ast.Call and computed_name(node) is not None:
+                for hit in literal_uses(mod, node, cand_set):
+                    consider(rel, mod, node, *hit)
+    # A name spelt in pieces (f"{axis}_scale") is in none of the texts searched above: the files
+    # that name the class or its parent beside an accessor are looked at for those too.
+    searched = set(files)
+    for rel in computed_site_files(st):
+        mod = None if rel in searched else st.index.module(rel)
+        for node in mod.nodes if mod is not None else ():
+            if node.__class__ is ast.Call and computed_name(node) is not None:
+                for hit in literal_uses(mod, node, cand_set):
+                    consider(rel, mod, node, *hit)
+    return True
+
+
+def _each_use(st, out: Scanned, strong: set[str], chain_nodes: set[int], chain_files: set[str]):
+    """The function that weighs one use found (``attr_use``'s answer) and keeps what it shows."""
+    from ..receiver_typing.typing_flow import SHOWN
+
+    a, flow = st.a, st.flow
+
+    def consider(rel, mod, node, name, recv, how, line):
+        if name in strong and not st.all_uses:
+            return
+        confirm = name in a.kept and not st.all_uses
+        if confirm and not flow.plainly_shown(mod, recv, node):
+            # Kept already on an unknown receiver: only one typed right where it is used is
+            # looked at (typing others would search the tree again); a typing on a small
+            # budget then says whether it holds (an annotated parameter whose every call
+            # site is in code the rewrite drops does not; past the budget, the annotation does).
+            return
+        if rel in chain_files and inside_any(mod, node, chain_nodes) and _on_own_instance(mod, node, recv):
+            return
+        if how == "hasattr()" and a.members[name][0].kind != "property" and flow.hasattr_decided(mod, node):
+            return  # an `and` of duck-typing tests that no instance passes anyway
+        if recv is node:  # read on an object the code does not write out
+            verdict, note, strength = _unseen_receiver(flow, mod, node)
+        else:
+            verdict, note, strength = flow.classify(mod, recv, node, CONFIRM_PARSES if confirm else None)
+        if verdict == Receiver.NO:
+            return
+        kind = a.members[name][0].kind
+        if how == "write" and kind not in ("property",):
+            return
+        if name in a.kept and strength != SHOWN and not st.all_uses:
+            return  # already kept on a use as weak as this one
+        if strength != SHOWN and st.knowledge.assumes(a.cls.name, name) and recv is not node:
+            # About to be dropped on the user's word: first look for a route the typing
+            # follows that shows an instance of the class reaching the receiver.
+            route = flow.witness(mod, recv, node)
+            if route is not None:
+                verdict, note, strength = Receiver.YES, route, SHOWN
+        sure = "an instance of" if verdict == Receiver.YES else "possibly an instance of"
+        ev = Evidence(rel, line, f"{how} of .{name} on {ast.unparse(recv)[:60]} ({sure} {a.cls.name}; {note})", ID, strength)
+        if strength != SHOWN and st.knowledge.assumes(a.cls.name, name):
+            st.assume(name, ev)  # the user's word: no reason to keep (an assumption in the report)
+            out.assumptions.append((name, ev))
+            return
+        if strength == SHOWN:
+            strong.add(name)
+        st.need(name, ev)
+        out.needs.append((name, ev))
+
+    return consider
     return True
 
 
@@ -214,7 +240,7 @@ def attr_use(node: ast.AST, names: set[str]):
     elif cls is ast.Call:
         func = node.func
         called = func.id if func.__class__ is ast.Name else func.attr if func.__class__ is ast.Attribute else None
-        if called in ("getattr", "hasattr", "setattr") and func.__class__ is ast.Name and len(node.args) >= 2:
+        if called in ACCESSORS and func.__class__ is ast.Name and len(node.args) >= 2:
             lit = node.args[1]
             if isinstance(lit, ast.Constant) and lit.value in names:
                 how = "write" if called == "setattr" else f"{called}()"
@@ -236,6 +262,33 @@ def attr_use(node: ast.AST, names: set[str]):
         if hit:
             return hit, node, "class pattern read", node.lineno
     return None
+
+
+def literal_uses(mod, call: ast.Call, names: set[str]) -> list[tuple]:
+    """``attr_use``'s answers for an accessor whose name is computed from literals only
+    (``for a in ("url", "timeout"): getattr(src, a)``): a use of each of them among ``names``."""
+    spelt = literal_names(computed_name(call), mod.parents)
+    if not spelt:
+        return []
+    called, name = call.func.id, call.args[1]
+    how = "write" if called == "setattr" else f"{called}() by a name among {', '.join(sorted(spelt)[:4])}{', ...' if len(spelt) > 4 else ''}"
+    return [(n, call.args[0], how, name.lineno) for n in sorted(spelt & names)]
+
+
+def computed_site_files(st) -> list[str]:
+    """``reflection.site_files`` for the class: it, its subclasses, its parent and the parent's
+    ancestors in the tree."""
+    a, index = st.a, st.index
+
+    def find():
+        classes = [a.cls, *index.subclasses_deep(a.cls), *a.chain]
+        for q in index.ancestors(a.parent):
+            c = index.resolve_class(q)
+            if c is not None and c not in classes:
+                classes.append(c)
+        return site_files(index, classes)
+
+    return index.once(f"computed access sites {a.cls.qualname}", find)
 
 
 _MATCH_CLASS = getattr(ast, "MatchClass", None)
