@@ -44,7 +44,7 @@ def computed_access(node: ast.AST, parents: dict) -> tuple[list, str] | None:
         holder = parents.get(id(node))
         if holder.__class__ is ast.Call and holder.func is node:
             return None  # a plain call: a computed name there is the direct form's
-        return _applied(node, holder), f"{node.id} passed as a value ({_shown(holder if holder.__class__ is ast.Call else node)})"
+        return _applied(node, holder), f"{node.id} passed as a value ({shown(holder if holder.__class__ is ast.Call else node)})"
     if cls is ast.Call:
         called = _last(node.func)
         if called not in GETTERS:
@@ -55,7 +55,7 @@ def computed_access(node: ast.AST, parents: dict) -> tuple[list, str] | None:
         holder = parents.get(id(node))
         applied = holder.__class__ is ast.Call and holder.func is node
         recv = holder.args[0] if applied and holder.args and holder.args[0].__class__ is not ast.Starred else UNKNOWN
-        return [recv], f"{called} with a computed name ({_shown(holder if applied else node)})"
+        return [recv], f"{called} with a computed name ({shown(holder if applied else node)})"
     return None
 
 
@@ -70,12 +70,20 @@ def computed_name(call: ast.Call) -> ast.expr | None:
     return args[1]
 
 
-def site_files(index, classes) -> list[str]:
-    """The files that name one of ``classes`` beside an accessor: where the direct form of
-    computed access is looked for (an object typed as one of them is written there: an
-    annotation, a construction, an ``isinstance``)."""
-    named = set(index.tree.files_with_words(tuple(sorted({c.name for c in classes}))))
-    return [rel for rel in index.tree.files_with_words(tuple(sorted(ACCESSORS))) if rel in named]
+def class_site_files(st) -> list[str]:
+    """The files that name the class, a subclass, its parent or one of the parent's ancestors
+    in the tree beside an accessor: where the direct form of computed access is looked for
+    (an object typed as one of them is written there: an annotation, a construction, an
+    ``isinstance``). Once per class and run."""
+    a, index = st.a, st.index
+
+    def find():
+        classes = [a.cls, *index.subclasses_deep(a.cls), *a.chain]
+        classes += [c for c in map(index.resolve_class, index.ancestors(a.parent)) if c is not None]
+        named = set(index.tree.files_with_words(tuple(sorted({c.name for c in classes}))))
+        return [rel for rel in index.tree.files_with_words(tuple(sorted(ACCESSORS))) if rel in named]
+
+    return index.once(f"computed access sites {a.cls.qualname}", find)
 
 
 def on_name(call: ast.Call, name: str) -> str | None:
@@ -118,6 +126,6 @@ def _last(func: ast.AST) -> str | None:
     return name.rsplit(".", 1)[-1] if name else None
 
 
-def _shown(node: ast.AST) -> str:
+def shown(node: ast.AST) -> str:
     text = ast.unparse(node)
     return text if len(text) <= 60 else text[:57] + "..."

@@ -79,7 +79,7 @@ from ..ast_util import dotted_name, first_param, is_static
 from ..index import enclosing_def
 from ..literal_names import names as literal_names
 from ..model import Evidence, Receiver, Scanned
-from ..reflection import ACCESSORS, computed_name, site_files
+from ..reflection import ACCESSORS, class_site_files, computed_name
 from ..state import inside_any
 
 ID = "DC108"
@@ -142,7 +142,7 @@ def run(st, out: Scanned) -> bool:
     # A name spelt in pieces (f"{axis}_scale") is in none of the texts searched above: the files
     # that name the class or its parent beside an accessor are looked at for those too.
     searched = set(files)
-    for rel in computed_site_files(st):
+    for rel in class_site_files(st):
         mod = None if rel in searched else st.index.module(rel)
         for node in mod.nodes if mod is not None else ():
             if node.__class__ is ast.Call and computed_name(node) is not None:
@@ -273,22 +273,6 @@ def literal_uses(mod, call: ast.Call, names: set[str]) -> list[tuple]:
     called, name = call.func.id, call.args[1]
     how = "write" if called == "setattr" else f"{called}() by a name among {', '.join(sorted(spelt)[:4])}{', ...' if len(spelt) > 4 else ''}"
     return [(n, call.args[0], how, name.lineno) for n in sorted(spelt & names)]
-
-
-def computed_site_files(st) -> list[str]:
-    """``reflection.site_files`` for the class: it, its subclasses, its parent and the parent's
-    ancestors in the tree."""
-    a, index = st.a, st.index
-
-    def find():
-        classes = [a.cls, *index.subclasses_deep(a.cls), *a.chain]
-        for q in index.ancestors(a.parent):
-            c = index.resolve_class(q)
-            if c is not None and c not in classes:
-                classes.append(c)
-        return site_files(index, classes)
-
-    return index.once(f"computed access sites {a.cls.qualname}", find)
 
 
 _MATCH_CLASS = getattr(ast, "MatchClass", None)

@@ -60,11 +60,13 @@ import re
 
 from ..ast_util import dotted_name, first_param, is_static, walk
 from ..facts import collect
+from ..literal_names import names as literal_names
 from ..model import ClassAnalysis, Hazard, Receiver
-from ..reflection import ACCESSORS, APPLIER_WORDS, GETTER_WORDS, UNKNOWN, computed_access
+from ..reflection import ACCESSORS, APPLIER_WORDS, GETTER_WORDS, UNKNOWN, class_site_files, computed_access, computed_name, shown
 
 ID = "DC301"
 NAME = "dynamic-self-access"
+UNKNOWN_RECEIVER = " on an object of unknown type "  # how a site let pass says so (report.md lists the sites)
 
 
 def record(a: ClassAnalysis, file: str, line: int, what: str) -> None:
@@ -127,9 +129,9 @@ def check_outside(st) -> None:
     from ..receiver_typing.typing_flow import SHOWN
 
     a = st.a
-    own = {id(c.node) for c in a.chain} | {id(a.cls.node)}
+    own = {id(c.node) for c in [*a.chain, *st.staying_classes()]} | {id(a.cls.node)}
     flow = None
-    for mod, node, receivers, what in _outside_sites(st.index):
+    for mod, node, receivers, what in _outside_sites(st.index) + _direct_sites(st):
         if st.in_dropped_parent_code(mod, node):
             continue
         unknown = None
@@ -149,9 +151,23 @@ def check_outside(st) -> None:
         else:
             if unknown:
                 a.hazards.append(Hazard(mod.rel, node.lineno, (
-                    f"{what} on an object of unknown type ({unknown}): not refused, like a computed getattr(x, name) "
+                    f"{what}{UNKNOWN_RECEIVER}({unknown}): not refused, like a computed getattr(x, name) "
                     f"outside the class, though a member dropped from {a.cls.name} and read there would fail"),
                     changes_meaning=False, rule=ID))
+
+
+def _direct_sites(st) -> list:
+    """``getattr(obj, name)`` and its siblings, with a name from data (not one of literals the
+    code spells: ``literal_names``), in the files that name the class or its kin
+    (``reflection.class_site_files``): (module, node, receivers, what)."""
+    found = []
+    for rel in class_site_files(st):
+        mod = st.index.module(rel)
+        for node in mod.nodes if mod is not None else ():
+            name = computed_name(node) if node.__class__ is ast.Call else None
+            if name is not None and literal_names(name, mod.parents) is None:
+                found.append((mod, node, [node.args[0]], f"{node.func.id}({shown(node.args[0])}, {shown(name)}) (a computed name)"))
+    return found
 
 
 def _outside_sites(index) -> list:
