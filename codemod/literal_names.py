@@ -3,7 +3,7 @@
 ``getattr(obj, a)`` reads one attribute of a finite, written-out set when ``a`` can only hold a
 literal: ``for a in ("url", "timeout")``, ``{a: getattr(src, a) for a in FIELDS}`` with
 ``FIELDS`` a module constant, the keys of a dict literal (iterating it, ``.keys()``,
-``.items()``), ``"x" if flag else "y"``, an f-string whose parts are such names. Then the call is
+``.items()``), ``"x" if flag else "y"``, an f-string or a ``+`` whose parts are such names. Then the call is
 a read of each of them, as ``getattr(obj, "url")`` is a read of ``url``; any other name (a
 parameter, a value read from a file or a setting) is data, and ``names`` answers None.
 
@@ -52,6 +52,12 @@ def names(expr: ast.AST, parents: dict, depth: int = 0) -> frozenset[str] | None
                 return None
             out = frozenset(a + b for a in out for b in got)
         return out
+    if cls is ast.BinOp and expr.op.__class__ is ast.Add:
+        left = names(expr.left, parents, depth + 1)
+        right = names(expr.right, parents, depth + 1) if left is not None else None
+        if right is None or len(left) * len(right) > _MOST:
+            return None
+        return frozenset(a + b for a in left for b in right)
     if cls is ast.Name and expr.ctx.__class__ is ast.Load:
         value = _bound_value(expr, parents)
         return None if value is None else _from_binding(value, parents, depth + 1)

@@ -160,12 +160,15 @@ def _direct_sites(st) -> list:
     """``getattr(obj, name)`` and its siblings, with a name from data (not one of literals the
     code spells: ``literal_names``), in the files that name the class or its kin
     (``reflection.class_site_files``): (module, node, receivers, what)."""
+    # A store makes an instance attribute whatever the parent had, unless the name is a
+    # property's, whose setter runs: setattr counts only where the parent has one.
+    stores = any(m.kind == "property" for m, _ in st.a.members.values())
     found = []
     for rel in class_site_files(st):
         mod = st.index.module(rel)
         for node in mod.nodes if mod is not None else ():
             name = computed_name(node) if node.__class__ is ast.Call else None
-            if name is not None and literal_names(name, mod.parents) is None:
+            if name is not None and (stores or node.func.id != "setattr") and literal_names(name, mod.parents) is None:
                 found.append((mod, node, [node.args[0]], f"{node.func.id}({shown(node.args[0])}, {shown(name)}) (a computed name)"))
     return found
 
