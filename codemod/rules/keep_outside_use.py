@@ -119,6 +119,7 @@ def run(st, out: Scanned) -> bool:
     consider = _each_use(st, out, strong, chain_nodes, chain_files)
     tree = st.index.tree
     files = tree.grep(lambda text: bool(rx.search(text) or in_patterns(text)), words=tuple(cands))
+    searched: set[str] = set()
     for i, rel in enumerate(files):
         if st.progress:
             st.progress(i + 1, len(files), f"uses of {a.parent.name}'s members")
@@ -132,6 +133,7 @@ def run(st, out: Scanned) -> bool:
             a.skipped_files[rel] = f"line {error[0]}: {error[1]}" if error else tree.unreadable.get(rel, "unreadable")
             continue
         flow.looked_at(rel)  # parsed for this search anyway: free for the typing that follows
+        searched.add(rel)
         for node in mod.nodes:
             hit = attr_use(node, cand_set)
             if hit is not None:
@@ -139,10 +141,11 @@ def run(st, out: Scanned) -> bool:
             elif node.__class__ is ast.Call and computed_name(node) is not None:
                 for hit in literal_uses(mod, node, cand_set):
                     consider(rel, mod, node, *hit)
-    # A name spelt in pieces (f"{axis}_scale") is in none of the texts searched above: the files
-    # that name the class or its parent beside an accessor are looked at for those too.
-    searched = set(files)
-    for rel in class_site_files(st):
+    # A name spelt in pieces (f"{axis}_scale", "ca" + "che") is in none of the texts searched
+    # above: the files where an accessor is given such pieces of a candidate's name, and those
+    # that name the class or its kin beside an accessor, are looked at for those too.
+    pieced = tree.grep(lambda text: _pieces_of(text, cands), words=tuple(sorted(ACCESSORS)))
+    for rel in sorted(set(pieced) | set(class_site_files(st))):
         mod = None if rel in searched else st.index.module(rel)
         for node in mod.nodes if mod is not None else ():
             if node.__class__ is ast.Call and computed_name(node) is not None:
@@ -273,6 +276,29 @@ def literal_uses(mod, call: ast.Call, names: set[str]) -> list[tuple]:
     called, name = call.func.id, call.args[1]
     how = "write" if called == "setattr" else f"{called}() by a name among {', '.join(sorted(spelt)[:4])}{', ...' if len(spelt) > 4 else ''}"
     return [(n, call.args[0], how, name.lineno) for n in sorted(spelt & names)]
+
+
+_ARGS = re.compile(r"\s*[^,()]+,\s*([^)\n]*)")
+_QUOTED = re.compile(r"""(['"])(.*?)\1""")
+_FIELD = re.compile(r"\{[^{}]*\}")
+_HEADS = {"get", "has", "set", "del"}
+
+
+def _pieces_of(text: str, cands: list[str]) -> bool:
+    """Whether an accessor's name argument in ``text`` is an f-string or a ``+`` whose quoted
+    pieces each sit inside some candidate's name. (Found by hand after ``attr(``: a regex that
+    starts with the accessors' names is slow on these files.)"""
+    at = text.find("attr(")
+    while at >= 0:
+        if at >= 3 and text[at - 3:at] in _HEADS and not (text[at - 4:at - 3].isalnum() or text[at - 4:at - 3] == "_"):
+            m = _ARGS.match(text, at + 5)
+            name = m.group(1) if m else ""
+            if name.startswith(("f'", 'f"')) or "+" in name:
+                pieces = [p for q in _QUOTED.findall(name) for p in _FIELD.split(q[1]) if p]
+                if pieces and all(any(p in c for c in cands) for p in pieces):
+                    return True
+        at = text.find("attr(", at + 5)
+    return False
 
 
 _MATCH_CLASS = getattr(ast, "MatchClass", None)
