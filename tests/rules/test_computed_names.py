@@ -160,3 +160,25 @@ def test_near_miss_reduce_through_kwargs_given_another_class(tmp_path, route):
     assert v.decision == "decouple" and hazards_of(a, "DC301") == []
     before, after, patched = run_both(tmp_path / "b", package(use), SCRIPT)
     assert patched is not None and before == after and "other" in before
+
+
+# The class's own code: spelt names on self are reads of each (DC101); a name from data on self
+# refuses the class (DC301), as it always did.
+OWN = CHILD + "\n    def summary(self{params}):\n        return {{a: getattr(self, a) for a in {names}}}\n"
+OWN_SCRIPT = "from pkg.child import Child\nprint(sorted(Child('x').summary().items()))"
+
+
+def test_spelt_names_on_self_are_reads_of_each(tmp_path):
+    files = {**package(""), "child.py": OWN.format(params="", names="('url', 'timeout')")}
+    a, v = analyse(tmp_path / "a", files)
+    assert v.decision == "decouple" and {"url", "timeout"} <= kept_by(a, "DC101") and "retries" not in a.kept
+    before, after, patched = run_both(tmp_path / "b", files, OWN_SCRIPT)
+    assert patched is not None and before == after and "file://x" in before
+
+
+def test_near_miss_a_name_from_data_on_self_refuses(tmp_path):
+    files = {**package(""), "child.py": OWN.format(params=", fields=('url',)", names="fields")}
+    a, v = analyse(tmp_path / "a", files)
+    assert v.decision == "unsafe" and any("computed name" in h for h in hazards_of(a, "DC301"))
+    before, after, patched = run_both(tmp_path / "b", files, OWN_SCRIPT)
+    assert patched is None and before == after
