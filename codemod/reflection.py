@@ -7,6 +7,10 @@ a ``getattr(x, name)`` call (DC301).
 like ``getattr(obj, name)``. ``computed_access`` recognises one such site and says which object
 it reaches, when that object is written in the code.
 
+``computed_name`` gives the name of the direct form, ``getattr(obj, name)``, when it is not a
+literal, and ``class_site_files`` the files where that form is looked for (those that name the
+class or its kin beside an accessor).
+
 What it proves: every site written with one of these names as such, and the first object it
 reads on. What it does not: an accessor reached through another name (``get = getattr``,
 ``from operator import attrgetter as ag``); the object of one handed to code that applies it

@@ -23,8 +23,9 @@ from .gpu import VERIFIED_CLASSES
 from .rules.unsafe_dynamic_access import UNKNOWN_RECEIVER
 
 _LONG = 6  # items a list shows in full; a longer one is summed up, with report.json named for the rest
-_NOT_CHECKED = ("- Not checked, for every class: code that reaches attributes by a computed name (`getattr(x, name)`, "
-                "`vars(x)`, `x.__dict__`, `dir(x)`) outside the class's own code, that calls another class's method "
+_NOT_CHECKED = ("- Not checked, for every class: code that reaches attributes by a computed name (`getattr(x, name)` in a "
+                "file that names neither the class nor its kin, `vars(x)`, `x.__dict__`, `dir(x)`) outside the class's own "
+                "code, that calls another class's method "
                 "unbound on an instance (`Other.method(obj)`), or that makes a subclass at run time from computed "
                 "bases (`type(name, bases, ns)`) or assigns an object's `__class__`: a dropped member reached only "
                 "that way would fail at run time (DC108's known problems). Nor type tests against a class held in a "

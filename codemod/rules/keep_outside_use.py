@@ -3,7 +3,15 @@
 ## What it does
 Searches the whole tree for ``.X`` (and ``getattr``/``hasattr``/``setattr`` with the literal
 name ``"X"``, ``attrgetter("X")``, ``methodcaller("X")``, a format string's ``{0.X}``, a class
-pattern's ``case K(X=...)``) for every parent member not yet kept, and types each receiver
+pattern's ``case K(X=...)``) for every parent member not yet kept, and types each receiver.
+An accessor (``delattr`` too) whose name is computed but can only be one of literals the code
+spells is a use of each of them (``codemod/literal_names.py``: a loop or comprehension over a
+literal tuple, list or dict, or over a module constant holding one; a dict's keys, ``.keys()``,
+``.items()``; an f-string, a ``+`` or a conditional of such names): ``{a: getattr(src, a) for a
+in ("url", "timeout")}`` reads ``url`` and ``timeout``. Those sites are looked for in the files
+the search parses, in the files where an accessor is given an f-string or a ``+`` of pieces of a
+candidate's name, and in the files that name the class, a subclass, the parent or one of its
+ancestors beside an accessor
 (``codemod/receiver_typing/typing_flow.py``; the object ``attrgetter``, ``methodcaller`` or a format string is
 applied to is not followed, and a class pattern's is judged by the pattern's class). A use on a receiver
 that is, or may be, an instance of the class keeps the member; the evidence says how the
@@ -38,11 +46,14 @@ attribute, none of the class's hierarchy answers any name (``__getattr__``) or s
 stores that attribute on another object. For the same reason a ``hasattr`` test of the member
 is not a use where it sits in an ``and`` beside a ``hasattr`` test of such a name on the same
 object, before it or right after it (``codemod/receiver_typing/hasattr_tests.py``): no instance passes that
-``and``, with the member or without it. A store through a computed
-name (``setattr(x, name, v)``) outside the holder's own classes is not seen, and neither is a
-read by computed name on a C elsewhere (``getattr(x, name)``, ``vars(x)``, ``x.__dict__``,
-``dir(x)``): on SGLang such calls sit in some 1,400 of 4,700 files, too many to parse on every
-run (the rare indirect forms, ``reduce(getattr, ...)``, ``attrgetter(name)``, are DC301's). Nor is a method of another class called unbound on a C (``Other.method(c)``, where
+``and``, with the member or without it. A name from data (``getattr(x, name)``, ``name`` a
+parameter or read from a file) is DC301's: refused on an object that may be the class and listed
+under Risk on one of unknown type, in the files that name the class or its kin; in other files
+it is not seen, and neither is ``vars(x)``, ``x.__dict__`` or ``dir(x)`` on a C elsewhere: on
+SGLang such calls sit in some 1,400 of 4,700 files, too many to parse on every run (the rare
+indirect forms, ``reduce(getattr, ...)``, ``attrgetter(name)``, are DC301's everywhere). A
+name spelt in pieces and held in a variable (``n = f"{p}out"; getattr(x, n)``) in a file that
+names none of those classes is not seen either: no text there says which member it reaches. Nor is a method of another class called unbound on a C (``Other.method(c)``, where
 ``self`` is then the C): finding those sites costs a search per method typed. Nor is a subclass made
 at run time from computed bases (``type(name, bases, ns)``), or an assigned ``__class__``. ``report.md``'s
 Risks section says both for every class it decouples. Anything unclear

@@ -3,9 +3,10 @@
 ## What it does
 Marks the class unsafe when the class, the parent's ``__init__``, a kept member of the
 parent, or any class that stays in the class's MRO after reparenting (the new base and its
-ancestors in the tree, the class's other bases) reads or writes ``self`` through a computed
-name: ``getattr(self, name)``, ``setattr(self, name, v)``, ``hasattr``/``delattr`` with a
-non-literal name, ``vars(self)`` or ``self.__dict__``; or when a metaclass of the tree that
+ancestors in the tree, the class's other bases) reads or writes ``self`` through a name from
+data: ``getattr(self, name)``, ``setattr(self, name, v)``, ``hasattr``/``delattr`` with a name
+that is not one of literals the code spells (``codemod/literal_names.py``: those are reads, or
+for ``setattr`` writes, of each name), ``vars(self)`` or ``self.__dict__``; or when a metaclass of the tree that
 builds the class (set on it or on a class that stays in its MRO, and that metaclass's bases)
 does so to the class it is given (``cls``), or walks that class's MRO (``cls.__mro__``,
 ``cls.__bases__``, ``cls.mro()``, ``inspect.getmro(cls)``): pygments' ``RegexLexerMeta`` merges the ``tokens``
@@ -29,16 +30,27 @@ come from the word index (``attrgetter``, ``methodcaller``; or an accessor besid
 ``partial``, ``reduce`` or ``starmap``, whose text then has the accessor followed by ``,`` or
 ``)``), so most files are never read for it, and few are parsed.
 
+The direct form outside the class (``getattr(obj, name)`` and its siblings, with a name from
+data: a parameter, a setting, a file) is looked for in the files that name the class, a
+subclass, the parent or one of the parent's ancestors in the tree beside an accessor
+(``reflection.class_site_files``), where an object typed as one of them is written, and judged
+the same way: refused on an object that may be the class (a parameter annotated as the parent,
+``objects[root]`` of a ``**objects`` parameter that a call site fills with an instance), listed
+under Risk with its ``file:line`` on one of unknown type. ``setattr`` counts there only where
+the parent has a property: a store otherwise makes an instance attribute with or without the
+parent's member.
+
 ## Why
 Which members such code needs cannot be listed: a dropped member could be the one a
 computed name reaches at run time. Nothing is guessed.
 
 ## Known problems
-A literal name (``getattr(self, "x")``, ``attrgetter("x")``, ``methodcaller("x")``) is an
-ordinary read (DC108), not this rule. Classes outside the tree are not looked at. The direct
-form on an instance reached through another name (``obj = self; getattr(obj, name)``), or
-elsewhere in the tree, is not seen: such calls sit in some 1,400 of SGLang's 4,700 files
-(DC108's known problems). Of a chain (``reduce(getattr, "a.b".split("."), obj)``, a computed
+A literal name (``getattr(self, "x")``, ``attrgetter("x")``, ``methodcaller("x")``), or one
+of spelt literals, is an ordinary read (DC108), not this rule. Classes outside the tree are not
+looked at. The direct form in a file that names none of the class's kin is not seen, even on an
+instance handed there through a call: such calls sit in some 1,400 of SGLang's 4,700 files
+(DC108's known problems). ``reduce(getattr, path, obj)`` with a literal path is refused like a
+computed one: it is not read as a chain of spelt names. Of a chain (``reduce(getattr, "a.b".split("."), obj)``, a computed
 ``attrgetter`` name with a dot) only the first object is typed: the later steps read on the
 values of its attributes, which are not followed, as the direct ``getattr(obj.a, name)`` is not.
 An accessor under another name (``get = getattr``, ``attrgetter`` imported ``as``), or passed to
