@@ -8,7 +8,7 @@ the member is dropped.
 """
 
 import pytest
-from ruletools import analyse, hazards_of, kept_by, run_both
+from ruletools import analyse, kept_by, refused_as_it_was, run_both
 from test_keep_outside_use import FILES as USE_FILES
 
 ID = "DC108"
@@ -293,10 +293,8 @@ def test_the_patched_package_behaves_the_same(tmp_path, route):
 
 @pytest.mark.parametrize("route", DATA_NAMES)
 def test_a_name_from_data_on_the_class_refuses_it(tmp_path, route):
-    a, v = analyse(tmp_path / "a", {**FILES, "user.py": HEAD + route})
-    assert v.decision == "unsafe" and any("a computed name" in h for h in hazards_of(a, "DC301"))
-    before, after, patched = run_both(tmp_path / "b", {**FILES, "user.py": HEAD + route}, "from pkg.user import run\nprint(run())")
-    assert patched is None and before == after
+    hazards = refused_as_it_was(tmp_path, {**FILES, "user.py": HEAD + route}, "from pkg.user import run\nprint(run())", "DC301")
+    assert any("a computed name" in h for h in hazards)
 
 
 @pytest.mark.parametrize("route", NEAR_MISSES)
