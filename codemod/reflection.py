@@ -22,6 +22,7 @@ which are not followed, as a computed ``getattr(obj.a, name)`` is not (DC108's k
 from __future__ import annotations
 
 import ast
+import re
 
 from .ast_util import dotted_name
 
@@ -85,9 +86,27 @@ def class_site_files(st) -> list[str]:
         classes = [a.cls, *index.subclasses_deep(a.cls), *a.chain]
         classes += [c for c in map(index.resolve_class, index.ancestors(a.parent)) if c is not None]
         named = set(index.tree.files_with_words(tuple(sorted({c.name for c in classes}))))
-        return [rel for rel in index.tree.files_with_words(tuple(sorted(ACCESSORS))) if rel in named]
+        return index.tree.grep(names_computed, words=tuple(sorted(ACCESSORS)), among=named)
 
     return index.once(f"computed access sites {a.cls.qualname}", find)
+
+
+_NAME_ARG = re.compile(r"\s*[^,()]+,\s*(\S)")
+_HEADS = {"get", "has", "set", "del"}
+
+
+def names_computed(text: str) -> bool:
+    """Whether ``text`` may hold an accessor call whose name is not a plain string literal (an
+    f-string counts), so that parsing it may find a computed name. (Found by hand after
+    ``attr(``: a regex that starts with the accessors' names is slow on these files.)"""
+    at = text.find("attr(")
+    while at >= 0:
+        if at >= 3 and text[at - 3:at] in _HEADS and not (text[at - 4:at - 3].isalnum() or text[at - 4:at - 3] == "_"):
+            m = _NAME_ARG.match(text, at + 5)
+            if m is None or m.group(1) not in "'\"":
+                return True  # a name, an expression, or a call split over lines: parse to see
+        at = text.find("attr(", at + 5)
+    return False
 
 
 def on_name(call: ast.Call, name: str) -> str | None:

@@ -295,9 +295,20 @@ _FIELD = re.compile(r"\{[^{}]*\}")
 _HEADS = {"get", "has", "set", "del"}
 
 
+def _shape(name: str) -> re.Pattern | None:
+    """The names an f-string or a ``+`` of quoted pieces can spell, as a pattern: the pieces in
+    their order, anything where a field or another operand sits (None when no piece is quoted)."""
+    quoted = _QUOTED.search(name)
+    if quoted is None:
+        return None
+    if name.startswith(("f'", 'f"')) and quoted.start() == 1 and "+" not in name[quoted.end():]:
+        return re.compile(".*".join(re.escape(p) for p in _FIELD.split(quoted.group(2))), re.S)
+    return re.compile(".*" + ".*".join(re.escape(p) for q in _QUOTED.findall(name) for p in _FIELD.split(q[1]) if p) + ".*", re.S)
+
+
 def _pieces_of(text: str, cands: list[str]) -> bool:
-    """Whether an accessor's name argument in ``text`` is an f-string or a ``+`` whose quoted
-    pieces each sit inside some candidate's name. (Found by hand after ``attr(``: a regex that
+    """Whether an accessor's name argument in ``text`` is an f-string or a ``+`` of quoted
+    pieces that can spell some candidate's name. (Found by hand after ``attr(``: a regex that
     starts with the accessors' names is slow on these files.)"""
     at = text.find("attr(")
     while at >= 0:
@@ -305,8 +316,8 @@ def _pieces_of(text: str, cands: list[str]) -> bool:
             m = _ARGS.match(text, at + 5)
             name = m.group(1) if m else ""
             if name.startswith(("f'", 'f"')) or "+" in name:
-                pieces = [p for q in _QUOTED.findall(name) for p in _FIELD.split(q[1]) if p]
-                if pieces and all(any(p in c for c in cands) for p in pieces):
+                shape = _shape(name)
+                if shape is not None and any(shape.fullmatch(c) for c in cands):
                     return True
         at = text.find("attr(", at + 5)
     return False

@@ -78,6 +78,9 @@ from ..reflection import ACCESSORS, APPLIER_WORDS, GETTER_WORDS, UNKNOWN, class_
 
 ID = "DC301"
 NAME = "dynamic-self-access"
+# Modules the typing of a direct site's object may parse: these sites are many more than the
+# indirect ones, and one that is not typed within it is listed under Risk, not let pass unsaid.
+DIRECT_PARSES = 2
 UNKNOWN_RECEIVER = " on an object of unknown type "  # how a site let pass says so (report.md lists the sites)
 
 
@@ -143,7 +146,8 @@ def check_outside(st) -> None:
     a = st.a
     own = {id(c.node) for c in [*a.chain, *st.staying_classes()]} | {id(a.cls.node)}
     flow = None
-    for mod, node, receivers, what in _outside_sites(st.index) + _direct_sites(st):
+    sites = [(*site, None) for site in _outside_sites(st.index)] + _direct_sites(st)
+    for mod, node, receivers, what, parses in sites:
         if st.in_dropped_parent_code(mod, node):
             continue
         unknown = None
@@ -154,7 +158,7 @@ def check_outside(st) -> None:
             if _own_self(mod, recv, node, own):
                 continue  # C's own code and the parent's kept code: collect() saw it
             flow = flow or st.receivers()
-            verdict, note, strength = flow.classify(mod, recv, node)
+            verdict, note, strength = flow.classify(mod, recv, node, parses)
             if verdict == Receiver.YES or (verdict == Receiver.MAYBE and strength == SHOWN):
                 record(a, mod.rel, node.lineno, f"{what}, on an object that may be a {a.cls.name} ({note})")
                 break
@@ -171,7 +175,7 @@ def check_outside(st) -> None:
 def _direct_sites(st) -> list:
     """``getattr(obj, name)`` and its siblings, with a name from data (not one of literals the
     code spells: ``literal_names``), in the files that name the class or its kin
-    (``reflection.class_site_files``): (module, node, receivers, what)."""
+    (``reflection.class_site_files``): (module, node, receivers, what, the typing's budget)."""
     # A store makes an instance attribute whatever the parent had, unless the name is a
     # property's, whose setter runs: setattr counts only where the parent has one.
     stores = any(m.kind == "property" for m, _ in st.a.members.values())
@@ -181,7 +185,8 @@ def _direct_sites(st) -> list:
         for node in mod.nodes if mod is not None else ():
             name = computed_name(node) if node.__class__ is ast.Call else None
             if name is not None and (stores or node.func.id != "setattr") and literal_names(name, mod.parents) is None:
-                found.append((mod, node, [node.args[0]], f"{node.func.id}({shown(node.args[0])}, {shown(name)}) (a computed name)"))
+                found.append((mod, node, [node.args[0]], f"{node.func.id}({shown(node.args[0])}, {shown(name)}) (a computed name)",
+                              DIRECT_PARSES))
     return found
 
 
