@@ -20,7 +20,7 @@ from __future__ import annotations
 from .console import counted
 from .dropped_work import size_text
 from .gpu import VERIFIED_CLASSES
-from .rules.unsafe_dynamic_access import UNKNOWN_RECEIVER
+from .reflection import UNKNOWN_RECEIVER
 
 _LONG = 6  # items a list shows in full; a longer one is summed up, with report.json named for the rest
 _NOT_CHECKED = ("- Not checked, for every class: code that reaches attributes by a computed name (`getattr(x, name)` in a "

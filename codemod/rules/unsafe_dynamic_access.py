@@ -33,8 +33,9 @@ come from the word index (``attrgetter``, ``methodcaller``; or an accessor besid
 The direct form outside the class (``getattr(obj, name)`` and its siblings, with a name from
 data: a parameter, a setting, a file) is looked for in the files that name the class, a
 subclass, the parent or one of the parent's ancestors in the tree beside an accessor
-(``reflection.class_site_files``), where an object typed as one of them is written, and judged
-the same way: refused on an object that may be the class (a parameter annotated as the parent,
+(``reflection.class_site_files``: those whose text gives an accessor something other than a
+plain literal), where an object typed as one of them is written, and judged the same way, the
+typing parsing at most two modules for each: refused on an object that may be the class (a parameter annotated as the parent,
 ``objects[root]`` of a ``**objects`` parameter that a call site fills with an instance), listed
 under Risk with its ``file:line`` on one of unknown type. ``setattr`` counts there only where
 the parent has a property: a store otherwise makes an instance attribute with or without the
@@ -49,7 +50,8 @@ A literal name (``getattr(self, "x")``, ``attrgetter("x")``, ``methodcaller("x")
 of spelt literals, is an ordinary read (DC108), not this rule. Classes outside the tree are not
 looked at. The direct form in a file that names none of the class's kin is not seen, even on an
 instance handed there through a call: such calls sit in some 1,400 of SGLang's 4,700 files
-(DC108's known problems). ``reduce(getattr, path, obj)`` with a literal path is refused like a
+(DC108's known problems). An object there that only a typing past two modules would show to
+be the class is listed under Risk, not refused. ``reduce(getattr, path, obj)`` with a literal path is refused like a
 computed one: it is not read as a chain of spelt names. Of a chain (``reduce(getattr, "a.b".split("."), obj)``, a computed
 ``attrgetter`` name with a dot) only the first object is typed: the later steps read on the
 values of its attributes, which are not followed, as the direct ``getattr(obj.a, name)`` is not.
@@ -74,14 +76,13 @@ from ..ast_util import dotted_name, first_param, is_static, walk
 from ..facts import collect
 from ..literal_names import names as literal_names
 from ..model import ClassAnalysis, Hazard, Receiver
-from ..reflection import ACCESSORS, APPLIER_WORDS, GETTER_WORDS, UNKNOWN, class_site_files, computed_access, computed_name, shown
+from ..reflection import ACCESSORS, APPLIER_WORDS, GETTER_WORDS, UNKNOWN, UNKNOWN_RECEIVER, class_site_files, computed_access, computed_name, shown
 
 ID = "DC301"
 NAME = "dynamic-self-access"
 # Modules the typing of a direct site's object may parse: these sites are many more than the
 # indirect ones, and one that is not typed within it is listed under Risk, not let pass unsaid.
 DIRECT_PARSES = 2
-UNKNOWN_RECEIVER = " on an object of unknown type "  # how a site let pass says so (report.md lists the sites)
 
 
 def record(a: ClassAnalysis, file: str, line: int, what: str) -> None:
