@@ -131,8 +131,8 @@ def _from_binding(value: ast.AST, parents: dict, depth: int) -> frozenset[str] |
 
 
 def _unpack(target: ast.AST, value: ast.AST) -> ast.AST | None:
-    """The part of ``value`` that a target's marked name receives (``_Bound`` marks the
-    Name it was made for by wrapping the path to it)."""
+    """The part of ``value`` that the name at the end of ``target`` (a Name, or ``_Path``
+    steps to one) receives, or None when the shapes do not match."""
     if target.__class__ is ast.Name:
         return value
     if target.__class__ is _Path:
