@@ -10,6 +10,7 @@ import ast
 from dataclasses import dataclass, field
 
 from .ast_util import dotted_name, first_param, is_static, is_super_call, walk
+from .literal_names import names as literal_names
 from .reflection import on_name
 
 # Calls that neither mutate their arguments nor touch global state.
@@ -69,6 +70,7 @@ def collect(node: ast.AST, selfname: str | None, locals_: set[str] | None = None
     """Facts of one statement or expression (nested functions and lambdas included)."""
     f = Facts()
     c = _Collector(f, selfname, locals_)
+    c.root = node
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         # The function's own first parameter *is* self: visit the body, not a nested scope.
         for stmt in node.body:
@@ -85,6 +87,15 @@ class _Collector(ast.NodeVisitor):
         self.locals = locals_  # names local to the enclosing function, when known
         self.shadow = 0  # >0 inside a nested scope that rebinds self
         self.called: set[int] = set()  # the super().m of the super().m(...) calls seen, not reads of m
+        self.root: ast.AST | None = None  # what collect() was given
+        self._parents: dict | None = None  # its parent map, built at the first computed name
+
+    def _spelt(self, name: ast.AST) -> frozenset[str] | None:
+        """The literals a computed name can only be, where the code given spells them all."""
+        if self._parents is None:
+            self._parents = {}
+            walk(self.root, self._parents)
+        return literal_names(name, self._parents)
 
     # -- stores -------------------------------------------------------------
     def _store(self, tgt: ast.AST, kill: bool = True):
@@ -256,8 +267,9 @@ class _Collector(ast.NodeVisitor):
             if name in ("getattr", "hasattr", "setattr", "delattr") and node.args:
                 if isinstance(node.args[0], ast.Name) and node.args[0].id == sn:
                     lit = node.args[1] if len(node.args) > 1 else None
-                    if isinstance(lit, ast.Constant) and isinstance(lit.value, str):
-                        (self.f.writes_attrs if name == "setattr" else self.f.reads_attrs).add(lit.value)
+                    spelt = self._spelt(lit) if lit is not None else None
+                    if spelt:
+                        (self.f.writes_attrs if name == "setattr" else self.f.reads_attrs).update(spelt)
                     else:
                         self.f.dynamic.append((node.lineno, f"{name}({sn}, <computed name>)"))
             if name in ("setattr", "delattr") and node.args and not (isinstance(node.args[0], ast.Name) and node.args[0].id == sn):

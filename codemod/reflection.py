@@ -7,6 +7,10 @@ a ``getattr(x, name)`` call (DC301).
 like ``getattr(obj, name)``. ``computed_access`` recognises one such site and says which object
 it reaches, when that object is written in the code.
 
+``computed_name`` gives the name of the direct form, ``getattr(obj, name)``, when it is not a
+literal, and ``class_site_files`` the files where that form is looked for (those that name the
+class or its kin beside an accessor).
+
 What it proves: every site written with one of these names as such, and the first object it
 reads on. What it does not: an accessor reached through another name (``get = getattr``,
 ``from operator import attrgetter as ag``); the object of one handed to code that applies it
@@ -18,6 +22,7 @@ which are not followed, as a computed ``getattr(obj.a, name)`` is not (DC108's k
 from __future__ import annotations
 
 import ast
+import re
 
 from .ast_util import dotted_name
 
@@ -29,6 +34,7 @@ GETTER_WORDS = tuple(sorted(GETTERS))
 APPLIER_WORDS = ("map", "partial", "reduce", "starmap")
 
 UNKNOWN = None  # the receiver is not written in the code
+UNKNOWN_RECEIVER = " on an object of unknown type "  # how DC301 says it let a site pass (report.md lists the sites)
 
 
 def computed_access(node: ast.AST, parents: dict) -> tuple[list, str] | None:
@@ -44,7 +50,7 @@ def computed_access(node: ast.AST, parents: dict) -> tuple[list, str] | None:
         holder = parents.get(id(node))
         if holder.__class__ is ast.Call and holder.func is node:
             return None  # a plain call: a computed name there is the direct form's
-        return _applied(node, holder), f"{node.id} passed as a value ({_shown(holder if holder.__class__ is ast.Call else node)})"
+        return _applied(node, holder), f"{node.id} passed as a value ({shown(holder if holder.__class__ is ast.Call else node)})"
     if cls is ast.Call:
         called = _last(node.func)
         if called not in GETTERS:
@@ -55,8 +61,53 @@ def computed_access(node: ast.AST, parents: dict) -> tuple[list, str] | None:
         holder = parents.get(id(node))
         applied = holder.__class__ is ast.Call and holder.func is node
         recv = holder.args[0] if applied and holder.args and holder.args[0].__class__ is not ast.Starred else UNKNOWN
-        return [recv], f"{called} with a computed name ({_shown(holder if applied else node)})"
+        return [recv], f"{called} with a computed name ({shown(holder if applied else node)})"
     return None
+
+
+def computed_name(call: ast.Call) -> ast.expr | None:
+    """The name ``getattr``/``hasattr``/``setattr``/``delattr(obj, name, ...)`` is given, when
+    it is not a literal (a literal is an ordinary read, DC108's); else None."""
+    func, args = call.func, call.args
+    if func.__class__ is not ast.Name or func.id not in ACCESSORS or len(args) < 2:
+        return None
+    if args[0].__class__ is ast.Starred or args[1].__class__ in (ast.Starred, ast.Constant):
+        return None
+    return args[1]
+
+
+def class_site_files(st) -> list[str]:
+    """The files that name the class, a subclass, its parent or one of the parent's ancestors
+    in the tree beside an accessor: where the direct form of computed access is looked for
+    (an object typed as one of them is written there: an annotation, a construction, an
+    ``isinstance``). Once per class and run."""
+    a, index = st.a, st.index
+
+    def find():
+        classes = [a.cls, *index.subclasses_deep(a.cls), *a.chain]
+        classes += [c for c in map(index.resolve_class, index.ancestors(a.parent)) if c is not None]
+        named = set(index.tree.files_with_words(tuple(sorted({c.name for c in classes}))))
+        return index.tree.grep(names_computed, words=tuple(sorted(ACCESSORS)), among=named)
+
+    return index.once(f"computed access sites {a.cls.qualname}", find)
+
+
+_NAME_ARG = re.compile(r"\s*[^,()]+,\s*(\S)")
+_HEADS = {"get", "has", "set", "del"}
+
+
+def names_computed(text: str) -> bool:
+    """Whether ``text`` may hold an accessor call whose name is not a plain string literal (an
+    f-string counts), so that parsing it may find a computed name. (Found by hand after
+    ``attr(``: a regex that starts with the accessors' names is slow on these files.)"""
+    at = text.find("attr(")
+    while at >= 0:
+        if at >= 3 and text[at - 3:at] in _HEADS and not (text[at - 4:at - 3].isalnum() or text[at - 4:at - 3] == "_"):
+            m = _NAME_ARG.match(text, at + 5)
+            if m is None or m.group(1) not in "'\"":
+                return True  # a name, an expression, or a call split over lines: parse to see
+        at = text.find("attr(", at + 5)
+    return False
 
 
 def on_name(call: ast.Call, name: str) -> str | None:
@@ -99,6 +150,6 @@ def _last(func: ast.AST) -> str | None:
     return name.rsplit(".", 1)[-1] if name else None
 
 
-def _shown(node: ast.AST) -> str:
+def shown(node: ast.AST) -> str:
     text = ast.unparse(node)
     return text if len(text) <= 60 else text[:57] + "..."

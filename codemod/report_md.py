@@ -22,11 +22,13 @@ import re
 from .console import counted
 from .dropped_work import size_text
 from .gpu import VERIFIED_CLASSES
+from .reflection import UNKNOWN_RECEIVER
 from .rules import summaries
 
 _LONG = 6  # items a list shows in full; a longer one is summed up, with report.json named for the rest
-_NOT_CHECKED = ("- Not checked, for every class: code that reaches attributes by a computed name (`getattr(x, name)`, "
-                "`vars(x)`, `x.__dict__`, `dir(x)`) outside the class's own code, that calls another class's method "
+_NOT_CHECKED = ("- Not checked, for every class: code that reaches attributes by a computed name (`getattr(x, name)` in a "
+                "file that names neither the class nor its kin, `vars(x)`, `x.__dict__`, `dir(x)`) outside the class's own "
+                "code, that calls another class's method "
                 "unbound on an instance (`Other.method(obj)`), or that makes a subclass at run time from computed "
                 "bases (`type(name, bases, ns)`) or assigns an object's `__class__`: a dropped member reached only "
                 "that way would fail at run time (DC108's known problems). Nor type tests against a class held in a "
@@ -225,8 +227,11 @@ def _risk(c: dict) -> list[str]:
     for h in c["hazards"]:
         if h["rule"] == "DC208":
             out.append(f"- Outside this tree: {_md(h['what'])}.")
-        elif h["rule"] == "DC301":  # a computed name let pass on an object of unknown type
-            out.append(f"- `{h['file']}:{h['line']}` {_md(h['what'])}.")
+    computed = sorted((h for h in c["hazards"] if h["rule"] == "DC301"), key=lambda h: (h["file"], h["line"]))  # computed names let pass on objects of unknown type
+    if computed:
+        sites = "; ".join(f"`{h['file']}:{h['line']}` {_md(h['what'].split(UNKNOWN_RECEIVER)[0])}" for h in computed)
+        out.append(f"- Reached by a computed name on an object of unknown type, not refused (DC301): {sites}. A member "
+                   f"dropped from `{c['name']}` and read there would fail; report.json says why each type is unknown.")
     if c.get("comments_to_review"):
         out.append(f"- {counted(len(c['comments_to_review']), 'comment')} to review "
                    "(listed under Evidence).")

@@ -17,7 +17,8 @@ cooperative mixin, before or after), ``super(Parent, self)``, the child calling 
 into it, its default read from a module constant that the child's module may bind otherwise), a
 class attribute merged along the MRO, an assignment in the
 parent's ``__init__`` that runs a property setter, ``getattr`` passed to ``functools.reduce``,
-and a table keyed by class that a walk along the instance's MRO looks up; and the shapes of issue 37:
+and a table keyed by class that a walk along the instance's MRO looks up; computed attribute names (issue 37)
+spelt as literals, read from data, or applied through ``**kwargs``; and the shapes of issue 37:
 a logger named after the module in the parent's ``__init__``, a kept file or event whose header or
 ``set()`` the slice would drop, ``singledispatchmethod`` registrations under ``_``, and a guard on a
 runtime-checkable Protocol. The tool runs on each; where it
@@ -76,6 +77,15 @@ CARRIERS = {
     # Reflection and type tests in their indirect forms: getattr passed as a value, and a table
     # keyed by class that a walk along the instance's MRO looks up (a hand-written singledispatch).
     "reduce": "\n\nimport functools\n\n\ndef wire_reduce(c, path='ATTR'):\n    return functools.reduce(getattr, path.split('.'), c)\n",
+    # Computed names (issue 37): spelt as literals they are reads of each (a loop over a tuple,
+    # a module constant, a dict literal's items); from data, or through **kwargs, on an object
+    # typed as the child they refuse it.
+    "spelt": "\n\ndef spelt(x):\n    return [getattr(x, a) for a in ('ATTR', 'label')]\n",
+    "spelt-constant": "\n\nFIELDS = {'ATTR': 1, 'kind': 2}\n\n\ndef spelt_constant(x):\n    return {k: getattr(x, k) for k, _ in FIELDS.items()}\n",
+    "data-name": "\n\nimport json\n\nfrom .child import Child\n\n\ndef from_data(x: Child, raw='[\"ATTR\"]'):\n"
+                 "    return [getattr(x, n) for n in json.loads(raw)]\n",
+    "kwargs-reduce": "\n\nimport functools\n\n\ndef render_kw(tpl, **objects):\n"
+                     "    return [functools.reduce(getattr, path, objects[root]) for root, path in tpl]\n",
     "dispatch": "\n\nfrom .parent import Parent\n\nHANDLERS = {Parent: 'parent', object: 'object'}\n\n\n"
                 "def dispatch(x):\n    for k in type(x).__mro__:\n        if k in HANDLERS:\n            return HANDLERS[k]\n",
 }
@@ -115,7 +125,7 @@ def pieces(draw):
     # unpacking what a call returns, a function passed as a value, a classmethod's cls bound
     # again; or duck-typing tests, one that no instance passes and one it may.
     p["carrier"] = draw(st.sampled_from(["none", "subclass", "wire", "or", "index", "inherit", "unpack", "callback", "rebound", "duck",
-                                            "duck-kept", "reduce", "dispatch"]))
+                                            "duck-kept", "reduce", "dispatch", "spelt", "spelt-constant", "data-name", "kwargs-reduce"]))
     p["carrier_reads"] = draw(st.sampled_from(ATTRS))
     # Issue 27: tiny parent methods beside the heavy __init__ work, **kwargs the parent pops from,
     # the parent's hooks, a class-body alias of a method, a dataclass base whose generated
@@ -326,14 +336,16 @@ def render(p) -> tuple[dict[str, str], str]:
     seen += {"none": [], "subclass": ["Sub(c).read()"], "wire": ["wire(Holder(), c)"], "or": ["wire_or(Holder(), c)"],
              "index": ["wire_index(c)"], "inherit": ["Heir(c).read()"], "unpack": ["wire_unpack(c)"],
              "callback": ["apply(read_it, c)"], "rebound": ["wire_rebound(c)"], "duck": ["duck(c)"],
-             "duck-kept": ["duck(c)"], "reduce": ["wire_reduce(c)"], "dispatch": ["dispatch(c)"]}[p["carrier"]]
+             "duck-kept": ["duck(c)"], "reduce": ["wire_reduce(c)"], "dispatch": ["dispatch(c)"], "spelt": ["spelt(c)"],
+             "spelt-constant": ["spelt_constant(c)"], "data-name": ["from_data(c)"],
+             "kwargs-reduce": [f"render_kw(((\'b\', [\'{p['carrier_reads']}\']),), b=c)"]}[p["carrier"]]
     seen += ["proto(c)"] if "protocol" in hidden else []
     outside = ", ".join(seen) or "None"
     names = sorted(set(re.findall(r"^(?:class|def) (\w+)", CARRIERS[p["carrier"]], re.M)) | {"Other"})
     user = f"from .carrier import {', '.join(names)}\n\n\ndef peek(c):\n    return [{outside}]\n"
     if "protocol" in hidden:
         user += _PROTOCOL
-    if p["carrier"] == "reduce":
+    if p["carrier"] in ("reduce", "kwargs-reduce"):
         # getattr by a computed name on an object of unknown type is listed, not refused (DC301's
         # known problems, as for a plain getattr(x, name)): the route to the child is typed here,
         # so that the tool must refuse or keep what the path names.

@@ -56,7 +56,7 @@ from ..index import ClassInfo, Index, ModuleInfo, OverBudget, scope_of
 from .type_annotations import EXACT, NAMELESS_BASES, PLAIN_BASES, UNREACHED, annotation_types, shown_code
 from .type_attrs import Attributes
 from .type_calls import Calls
-from .type_containers import Containers
+from .type_containers import NOT_A_TABLE, Containers
 from .type_dispatch import Dispatch
 from .type_elements import Elements
 from .type_stores import Stores
@@ -261,6 +261,10 @@ class Types(Calls, Attributes, Elements, Containers, Dispatch, Stores, Names):
             return self._name_types(mod, expr.id, scope_of(mod, at))
         if isinstance(expr, ast.Call):
             return self.value_types(mod, expr)
+        if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name):
+            held = self.item_types(mod, expr.value, at)
+            if held is not NOT_A_TABLE:
+                return held
         base, element = expr, False
         if isinstance(base, ast.Subscript):
             base, element = base.value, True

@@ -63,25 +63,10 @@ class Names:
         code the rewrite drops), or None when the sites cannot be told. A method's sites are
         looked for only with ``containers``: where what is asked for is what a container handed
         to it holds (a binder that walks a list of backends, a table of factories)."""
-        _, cls = enclosing_def(mod, fn.body[0]) if fn.body else (None, None)
-        params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
-        if fn.name == "__init__" and cls is not None:
-            callee, params = cls.name, params[1:]
-            found = self._sites(("init sites", cls.qualname), lambda: init_sites(self.index, cls))
-        elif cls is None and fn in mod.tree.body:
-            callee = fn.name
-            found = self._sites(("function sites", mod.rel, fn.name), lambda: function_sites(self.index, mod, fn))
-        elif cls is not None and fn in cls.node.body and containers:
-            # The first parameter is the instance unless the method is static.
-            static = any(decorator_name(d) == "staticmethod" for d in fn.decorator_list)
-            callee, params = fn.name, params if static else params[1:]
-            found = self._sites(("method sites", cls.qualname, fn.name), lambda: method_sites(self.index, cls, fn))
-        else:
-            self.unknown(f"what {fn.name}() is called with is not followed ({mod.rel}:{fn.lineno})")
+        called = self._call_sites(mod, fn, containers)
+        if called is None:
             return None
-        if found.sites is None:
-            self.unknown(found.why)
-            return None
+        callee, params, found = called
         if pname not in params and pname not in [a.arg for a in fn.args.kwonlyargs]:
             return None
         idx = params.index(pname) if pname in params else None
@@ -108,6 +93,30 @@ class Names:
         if not sites and not filtered:
             self.unknown(f"{callee}() has no call site in the tree ({mod.rel}:{fn.lineno})")
         return args, defaulted, sites, filtered
+
+    def _call_sites(self, mod: ModuleInfo, fn: ast.FunctionDef, containers: bool = False):
+        """(the name its calls spell, its positional parameters as they see them, its ``Sites``),
+        or None when they cannot be told (``_site_args`` says which functions are followed)."""
+        _, cls = enclosing_def(mod, fn.body[0]) if fn.body else (None, None)
+        params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        if fn.name == "__init__" and cls is not None:
+            callee, params = cls.name, params[1:]
+            found = self._sites(("init sites", cls.qualname), lambda: init_sites(self.index, cls))
+        elif cls is None and fn in mod.tree.body:
+            callee = fn.name
+            found = self._sites(("function sites", mod.rel, fn.name), lambda: function_sites(self.index, mod, fn))
+        elif cls is not None and fn in cls.node.body and containers:
+            # The first parameter is the instance unless the method is static.
+            static = any(decorator_name(d) == "staticmethod" for d in fn.decorator_list)
+            callee, params = fn.name, params if static else params[1:]
+            found = self._sites(("method sites", cls.qualname, fn.name), lambda: method_sites(self.index, cls, fn))
+        else:
+            self.unknown(f"what {fn.name}() is called with is not followed ({mod.rel}:{fn.lineno})")
+            return None
+        if found.sites is None:
+            self.unknown(found.why)
+            return None
+        return callee, params, found
 
     def _sites(self, key: tuple, find):
         """``find()``, once per function or class for the whole run of this class."""

@@ -2,7 +2,10 @@
 
 ## What it does
 Keeps a member of the parent when the class's own code reads it: ``self.X`` (or calls
-``self.X()``) in any method of the class, nested functions and lambdas included. In the
+``self.X()``) in any method of the class, nested functions and lambdas included, and
+``getattr(self, name)`` (or ``hasattr``/``delattr``) where ``name`` is ``"X"`` or can only be one of
+literals the method spells, ``X`` among them (``codemod/literal_names.py``; any other name is
+DC301's refusal). In the
 class's ``__init__`` the statements are followed in order, and a read counts only where the
 class has not assigned ``X`` itself on every path before it (so a class that sets
 ``self.X`` before reading it needs nothing of the parent for ``X``). An assignment made before

@@ -3,7 +3,15 @@
 ## What it does
 Searches the whole tree for ``.X`` (and ``getattr``/``hasattr``/``setattr`` with the literal
 name ``"X"``, ``attrgetter("X")``, ``methodcaller("X")``, a format string's ``{0.X}``, a class
-pattern's ``case K(X=...)``) for every parent member not yet kept, and types each receiver
+pattern's ``case K(X=...)``) for every parent member not yet kept, and types each receiver.
+An accessor (``delattr`` too) whose name is computed but can only be one of literals the code
+spells is a use of each of them (``codemod/literal_names.py``: a loop or comprehension over a
+literal tuple, list or dict, or over a module constant holding one; a dict's keys, ``.keys()``,
+``.items()``; an f-string, a ``+`` or a conditional of such names): ``{a: getattr(src, a) for a
+in ("url", "timeout")}`` reads ``url`` and ``timeout``. Those sites are looked for in the files
+the search parses, in the files where an accessor is given an f-string or a ``+`` of pieces of a
+candidate's name, and in the files that name the class, a subclass, the parent or one of its
+ancestors beside an accessor
 (``codemod/receiver_typing/typing_flow.py``; the object ``attrgetter``, ``methodcaller`` or a format string is
 applied to is not followed, and a class pattern's is judged by the pattern's class). A use on a receiver
 that is, or may be, an instance of the class keeps the member; the evidence says how the
@@ -38,11 +46,14 @@ attribute, none of the class's hierarchy answers any name (``__getattr__``) or s
 stores that attribute on another object. For the same reason a ``hasattr`` test of the member
 is not a use where it sits in an ``and`` beside a ``hasattr`` test of such a name on the same
 object, before it or right after it (``codemod/receiver_typing/hasattr_tests.py``): no instance passes that
-``and``, with the member or without it. A store through a computed
-name (``setattr(x, name, v)``) outside the holder's own classes is not seen, and neither is a
-read by computed name on a C elsewhere (``getattr(x, name)``, ``vars(x)``, ``x.__dict__``,
-``dir(x)``): on SGLang such calls sit in some 1,400 of 4,700 files, too many to parse on every
-run (the rare indirect forms, ``reduce(getattr, ...)``, ``attrgetter(name)``, are DC301's). Nor is a method of another class called unbound on a C (``Other.method(c)``, where
+``and``, with the member or without it. A name from data (``getattr(x, name)``, ``name`` a
+parameter or read from a file) is DC301's: refused on an object that may be the class and listed
+under Risk on one of unknown type, in the files that name the class or its kin; in other files
+it is not seen, and neither is ``vars(x)``, ``x.__dict__`` or ``dir(x)`` on a C elsewhere: on
+SGLang such calls sit in some 1,400 of 4,700 files, too many to parse on every run (the rare
+indirect forms, ``reduce(getattr, ...)``, ``attrgetter(name)``, are DC301's everywhere). A
+name spelt in pieces and held in a variable (``n = f"{p}out"; getattr(x, n)``) in a file that
+names none of those classes is not seen either: no text there says which member it reaches. Nor is a method of another class called unbound on a C (``Other.method(c)``, where
 ``self`` is then the C): finding those sites costs a search per method typed. Nor is a subclass made
 at run time from computed bases (``type(name, bases, ns)``), or an assigned ``__class__``. ``report.md``'s
 Risks section says both for every class it decouples. Anything unclear
@@ -77,7 +88,9 @@ import re
 
 from ..ast_util import dotted_name, first_param, is_static
 from ..index import enclosing_def
+from ..literal_names import names as literal_names
 from ..model import Evidence, Receiver, Scanned
+from ..reflection import ACCESSORS, class_site_files, computed_name
 from ..state import inside_any
 
 ID = "DC108"
@@ -92,7 +105,7 @@ def run(st, out: Scanned) -> bool:
     cands = sorted(n for n in a.members if n not in a.kept and not satisfied(n) and not n.startswith("__"))
     if not cands:
         return False
-    from ..receiver_typing.typing_flow import SHOWN, Flow
+    from ..receiver_typing.typing_flow import Flow
 
     flow = st.flow = Flow(st.index, a.cls, site_filter=st.in_dropped_parent_code, gone=st.gone)
     # A use that merely could not be ruled out keeps a member, but is weak evidence: the files
@@ -114,8 +127,10 @@ def run(st, out: Scanned) -> bool:
     cand_set = set(cands)
     chain_nodes = {id(c.node) for c in a.chain} | {id(a.cls.node)}
     chain_files = {c.file for c in a.chain} | {a.cls.file}
+    consider = _each_use(st, out, strong, chain_nodes, chain_files)
     tree = st.index.tree
     files = tree.grep(lambda text: bool(rx.search(text) or in_patterns(text)), words=tuple(cands))
+    searched: set[str] = set()
     for i, rel in enumerate(files):
         if st.progress:
             st.progress(i + 1, len(files), f"uses of {a.parent.name}'s members")
@@ -129,51 +144,76 @@ def run(st, out: Scanned) -> bool:
             a.skipped_files[rel] = f"line {error[0]}: {error[1]}" if error else tree.unreadable.get(rel, "unreadable")
             continue
         flow.looked_at(rel)  # parsed for this search anyway: free for the typing that follows
+        searched.add(rel)
         for node in mod.nodes:
             hit = attr_use(node, cand_set)
-            if hit is None:
-                continue
-            name, recv, how, line = hit
-            if name in strong and not st.all_uses:
-                continue
-            confirm = name in a.kept and not st.all_uses
-            if confirm and not flow.plainly_shown(mod, recv, node):
-                # Kept already on an unknown receiver: only one typed right where it is used is
-                # looked at (typing others would search the tree again); a typing on a small
-                # budget then says whether it holds (an annotated parameter whose every call
-                # site is in code the rewrite drops does not; past the budget, the annotation does).
-                continue
-            if rel in chain_files and inside_any(mod, node, chain_nodes) and _on_own_instance(mod, node, recv):
-                continue
-            if how == "hasattr()" and a.members[name][0].kind != "property" and flow.hasattr_decided(mod, node):
-                continue  # an `and` of duck-typing tests that no instance passes anyway
-            if recv is node:  # read on an object the code does not write out
-                verdict, note, strength = _unseen_receiver(flow, mod, node)
-            else:
-                verdict, note, strength = flow.classify(mod, recv, node, CONFIRM_PARSES if confirm else None)
-            if verdict == Receiver.NO:
-                continue
-            kind = a.members[name][0].kind
-            if how == "write" and kind not in ("property",):
-                continue
-            if name in a.kept and strength != SHOWN and not st.all_uses:
-                continue  # already kept on a use as weak as this one
-            if strength != SHOWN and st.knowledge.assumes(a.cls.name, name) and recv is not node:
-                # About to be dropped on the user's word: first look for a route the typing
-                # follows that shows an instance of the class reaching the receiver.
-                route = flow.witness(mod, recv, node)
-                if route is not None:
-                    verdict, note, strength = Receiver.YES, route, SHOWN
-            sure = "an instance of" if verdict == Receiver.YES else "possibly an instance of"
-            ev = Evidence(rel, line, f"{how} of .{name} on {ast.unparse(recv)[:60]} ({sure} {a.cls.name}; {note})", ID, strength)
-            if strength != SHOWN and st.knowledge.assumes(a.cls.name, name):
-                st.assume(name, ev)  # the user's word: no reason to keep (an assumption in the report)
-                out.assumptions.append((name, ev))
-                continue
-            if strength == SHOWN:
-                strong.add(name)
-            st.need(name, ev)
-            out.needs.append((name, ev))
+            if hit is not None:
+                consider(rel, mod, node, *hit)
+            elif node.__class__ is ast.Call and computed_name(node) is not None:
+                for hit in literal_uses(mod, node, cand_set):
+                    consider(rel, mod, node, *hit)
+    # A name spelt in pieces (f"{axis}_scale", "ca" + "che") is in none of the texts searched
+    # above: the files where an accessor is given such pieces of a candidate's name, and those
+    # that name the class or its kin beside an accessor, are looked at for those too.
+    pieced = tree.grep(lambda text: _pieces_of(text, cands), words=tuple(sorted(ACCESSORS)))
+    for rel in sorted(set(pieced) | set(class_site_files(st))):
+        mod = None if rel in searched else st.index.module(rel)
+        for node in mod.nodes if mod is not None else ():
+            if node.__class__ is ast.Call and computed_name(node) is not None:
+                for hit in literal_uses(mod, node, cand_set):
+                    consider(rel, mod, node, *hit)
+    return True
+
+
+def _each_use(st, out: Scanned, strong: set[str], chain_nodes: set[int], chain_files: set[str]):
+    """The function that weighs one use found (``attr_use``'s answer) and keeps what it shows."""
+    from ..receiver_typing.typing_flow import SHOWN
+
+    a, flow = st.a, st.flow
+
+    def consider(rel, mod, node, name, recv, how, line):
+        if name in strong and not st.all_uses:
+            return
+        confirm = name in a.kept and not st.all_uses
+        if confirm and not flow.plainly_shown(mod, recv, node):
+            # Kept already on an unknown receiver: only one typed right where it is used is
+            # looked at (typing others would search the tree again); a typing on a small
+            # budget then says whether it holds (an annotated parameter whose every call
+            # site is in code the rewrite drops does not; past the budget, the annotation does).
+            return
+        if rel in chain_files and inside_any(mod, node, chain_nodes) and _on_own_instance(mod, node, recv):
+            return
+        if how == "hasattr()" and a.members[name][0].kind != "property" and flow.hasattr_decided(mod, node):
+            return  # an `and` of duck-typing tests that no instance passes anyway
+        if recv is node:  # read on an object the code does not write out
+            verdict, note, strength = _unseen_receiver(flow, mod, node)
+        else:
+            verdict, note, strength = flow.classify(mod, recv, node, CONFIRM_PARSES if confirm else None)
+        if verdict == Receiver.NO:
+            return
+        kind = a.members[name][0].kind
+        if how == "write" and kind not in ("property",):
+            return
+        if name in a.kept and strength != SHOWN and not st.all_uses:
+            return  # already kept on a use as weak as this one
+        if strength != SHOWN and st.knowledge.assumes(a.cls.name, name) and recv is not node:
+            # About to be dropped on the user's word: first look for a route the typing
+            # follows that shows an instance of the class reaching the receiver.
+            route = flow.witness(mod, recv, node)
+            if route is not None:
+                verdict, note, strength = Receiver.YES, route, SHOWN
+        sure = "an instance of" if verdict == Receiver.YES else "possibly an instance of"
+        ev = Evidence(rel, line, f"{how} of .{name} on {ast.unparse(recv)[:60]} ({sure} {a.cls.name}; {note})", ID, strength)
+        if strength != SHOWN and st.knowledge.assumes(a.cls.name, name):
+            st.assume(name, ev)  # the user's word: no reason to keep (an assumption in the report)
+            out.assumptions.append((name, ev))
+            return
+        if strength == SHOWN:
+            strong.add(name)
+        st.need(name, ev)
+        out.needs.append((name, ev))
+
+    return consider
     return True
 
 
@@ -214,7 +254,7 @@ def attr_use(node: ast.AST, names: set[str]):
     elif cls is ast.Call:
         func = node.func
         called = func.id if func.__class__ is ast.Name else func.attr if func.__class__ is ast.Attribute else None
-        if called in ("getattr", "hasattr", "setattr") and func.__class__ is ast.Name and len(node.args) >= 2:
+        if called in ACCESSORS and func.__class__ is ast.Name and len(node.args) >= 2:
             lit = node.args[1]
             if isinstance(lit, ast.Constant) and lit.value in names:
                 how = "write" if called == "setattr" else f"{called}()"
@@ -236,6 +276,51 @@ def attr_use(node: ast.AST, names: set[str]):
         if hit:
             return hit, node, "class pattern read", node.lineno
     return None
+
+
+def literal_uses(mod, call: ast.Call, names: set[str]) -> list[tuple]:
+    """``attr_use``'s answers for an accessor whose name is computed from literals only
+    (``for a in ("url", "timeout"): getattr(src, a)``): a use of each of them among ``names``."""
+    spelt = literal_names(computed_name(call), mod.parents)
+    if not spelt:
+        return []
+    called, name = call.func.id, call.args[1]
+    how = "write" if called == "setattr" else f"{called}() by a name among {', '.join(sorted(spelt)[:4])}{', ...' if len(spelt) > 4 else ''}"
+    return [(n, call.args[0], how, name.lineno) for n in sorted(spelt & names)]
+
+
+_ARGS = re.compile(r"\s*[^,()]+,\s*([^)\n]*)")
+_QUOTED = re.compile(r"""(['"])(.*?)\1""")
+_FIELD = re.compile(r"\{[^{}]*\}")
+_HEADS = {"get", "has", "set", "del"}
+
+
+def _shape(name: str) -> re.Pattern | None:
+    """The names an f-string or a ``+`` of quoted pieces can spell, as a pattern: the pieces in
+    their order, anything where a field or another operand sits (None when no piece is quoted)."""
+    quoted = _QUOTED.search(name)
+    if quoted is None:
+        return None
+    if name.startswith(("f'", 'f"')) and quoted.start() == 1 and "+" not in name[quoted.end():]:
+        return re.compile(".*".join(re.escape(p) for p in _FIELD.split(quoted.group(2))), re.S)
+    return re.compile(".*" + ".*".join(re.escape(p) for q in _QUOTED.findall(name) for p in _FIELD.split(q[1]) if p) + ".*", re.S)
+
+
+def _pieces_of(text: str, cands: list[str]) -> bool:
+    """Whether an accessor's name argument in ``text`` is an f-string or a ``+`` of quoted
+    pieces that can spell some candidate's name. (Found by hand after ``attr(``: a regex that
+    starts with the accessors' names is slow on these files.)"""
+    at = text.find("attr(")
+    while at >= 0:
+        if at >= 3 and text[at - 3:at] in _HEADS and not (text[at - 4:at - 3].isalnum() or text[at - 4:at - 3] == "_"):
+            m = _ARGS.match(text, at + 5)
+            name = m.group(1) if m else ""
+            if name.startswith(("f'", 'f"')) or "+" in name:
+                shape = _shape(name)
+                if shape is not None and any(shape.fullmatch(c) for c in cands):
+                    return True
+        at = text.find("attr(", at + 5)
+    return False
 
 
 _MATCH_CLASS = getattr(ast, "MatchClass", None)

@@ -3,9 +3,10 @@
 ## What it does
 Marks the class unsafe when the class, the parent's ``__init__``, a kept member of the
 parent, or any class that stays in the class's MRO after reparenting (the new base and its
-ancestors in the tree, the class's other bases) reads or writes ``self`` through a computed
-name: ``getattr(self, name)``, ``setattr(self, name, v)``, ``hasattr``/``delattr`` with a
-non-literal name, ``vars(self)`` or ``self.__dict__``; or when a metaclass of the tree that
+ancestors in the tree, the class's other bases) reads or writes ``self`` through a name from
+data: ``getattr(self, name)``, ``setattr(self, name, v)``, ``hasattr``/``delattr`` with a name
+that is not one of literals the code spells (``codemod/literal_names.py``: those are reads, or
+for ``setattr`` writes, of each name), ``vars(self)`` or ``self.__dict__``; or when a metaclass of the tree that
 builds the class (set on it or on a class that stays in its MRO, and that metaclass's bases)
 does so to the class it is given (``cls``), or walks that class's MRO (``cls.__mro__``,
 ``cls.__bases__``, ``cls.mro()``, ``inspect.getmro(cls)``): pygments' ``RegexLexerMeta`` merges the ``tokens``
@@ -29,16 +30,29 @@ come from the word index (``attrgetter``, ``methodcaller``; or an accessor besid
 ``partial``, ``reduce`` or ``starmap``, whose text then has the accessor followed by ``,`` or
 ``)``), so most files are never read for it, and few are parsed.
 
+The direct form outside the class (``getattr(obj, name)`` and its siblings, with a name from
+data: a parameter, a setting, a file) is looked for in the files that name the class, a
+subclass, the parent or one of the parent's ancestors in the tree beside an accessor
+(``reflection.class_site_files``: those whose text gives an accessor something other than a
+plain literal), where an object typed as one of them is written, and judged the same way, the
+typing parsing at most two modules for each: refused on an object that may be the class (a parameter annotated as the parent,
+``objects[root]`` of a ``**objects`` parameter that a call site fills with an instance), listed
+under Risk with its ``file:line`` on one of unknown type. ``setattr`` counts there only where
+the parent has a property: a store otherwise makes an instance attribute with or without the
+parent's member.
+
 ## Why
 Which members such code needs cannot be listed: a dropped member could be the one a
 computed name reaches at run time. Nothing is guessed.
 
 ## Known problems
-A literal name (``getattr(self, "x")``, ``attrgetter("x")``, ``methodcaller("x")``) is an
-ordinary read (DC108), not this rule. Classes outside the tree are not looked at. The direct
-form on an instance reached through another name (``obj = self; getattr(obj, name)``), or
-elsewhere in the tree, is not seen: such calls sit in some 1,400 of SGLang's 4,700 files
-(DC108's known problems). Of a chain (``reduce(getattr, "a.b".split("."), obj)``, a computed
+A literal name (``getattr(self, "x")``, ``attrgetter("x")``, ``methodcaller("x")``), or one
+of spelt literals, is an ordinary read (DC108), not this rule. Classes outside the tree are not
+looked at. The direct form in a file that names none of the class's kin is not seen, even on an
+instance handed there through a call: such calls sit in some 1,400 of SGLang's 4,700 files
+(DC108's known problems). An object there that only a typing past two modules would show to
+be the class is listed under Risk, not refused. ``reduce(getattr, path, obj)`` with a literal path is refused like a
+computed one: it is not read as a chain of spelt names. Of a chain (``reduce(getattr, "a.b".split("."), obj)``, a computed
 ``attrgetter`` name with a dot) only the first object is typed: the later steps read on the
 values of its attributes, which are not followed, as the direct ``getattr(obj.a, name)`` is not.
 An accessor under another name (``get = getattr``, ``attrgetter`` imported ``as``), or passed to
@@ -60,11 +74,15 @@ import re
 
 from ..ast_util import dotted_name, first_param, is_static, walk
 from ..facts import collect
+from ..literal_names import names as literal_names
 from ..model import ClassAnalysis, Hazard, Receiver
-from ..reflection import ACCESSORS, APPLIER_WORDS, GETTER_WORDS, UNKNOWN, computed_access
+from ..reflection import ACCESSORS, APPLIER_WORDS, GETTER_WORDS, UNKNOWN, UNKNOWN_RECEIVER, class_site_files, computed_access, computed_name, shown
 
 ID = "DC301"
 NAME = "dynamic-self-access"
+# Modules the typing of a direct site's object may parse: these sites are many more than the
+# indirect ones, and one that is not typed within it is listed under Risk, not let pass unsaid.
+DIRECT_PARSES = 2
 
 
 def record(a: ClassAnalysis, file: str, line: int, what: str) -> None:
@@ -127,9 +145,10 @@ def check_outside(st) -> None:
     from ..receiver_typing.typing_flow import SHOWN
 
     a = st.a
-    own = {id(c.node) for c in a.chain} | {id(a.cls.node)}
+    own = {id(c.node) for c in [*a.chain, *st.staying_classes()]} | {id(a.cls.node)}
     flow = None
-    for mod, node, receivers, what in _outside_sites(st.index):
+    sites = [(*site, None) for site in _outside_sites(st.index)] + _direct_sites(st)
+    for mod, node, receivers, what, parses in sites:
         if st.in_dropped_parent_code(mod, node):
             continue
         unknown = None
@@ -140,7 +159,7 @@ def check_outside(st) -> None:
             if _own_self(mod, recv, node, own):
                 continue  # C's own code and the parent's kept code: collect() saw it
             flow = flow or st.receivers()
-            verdict, note, strength = flow.classify(mod, recv, node)
+            verdict, note, strength = flow.classify(mod, recv, node, parses)
             if verdict == Receiver.YES or (verdict == Receiver.MAYBE and strength == SHOWN):
                 record(a, mod.rel, node.lineno, f"{what}, on an object that may be a {a.cls.name} ({note})")
                 break
@@ -149,9 +168,27 @@ def check_outside(st) -> None:
         else:
             if unknown:
                 a.hazards.append(Hazard(mod.rel, node.lineno, (
-                    f"{what} on an object of unknown type ({unknown}): not refused, like a computed getattr(x, name) "
+                    f"{what}{UNKNOWN_RECEIVER}({unknown}): not refused, like a computed getattr(x, name) "
                     f"outside the class, though a member dropped from {a.cls.name} and read there would fail"),
                     changes_meaning=False, rule=ID))
+
+
+def _direct_sites(st) -> list:
+    """``getattr(obj, name)`` and its siblings, with a name from data (not one of literals the
+    code spells: ``literal_names``), in the files that name the class or its kin
+    (``reflection.class_site_files``): (module, node, receivers, what, the typing's budget)."""
+    # A store makes an instance attribute whatever the parent had, unless the name is a
+    # property's, whose setter runs: setattr counts only where the parent has one.
+    stores = any(m.kind == "property" for m, _ in st.a.members.values())
+    found = []
+    for rel in class_site_files(st):
+        mod = st.index.module(rel)
+        for node in mod.nodes if mod is not None else ():
+            name = computed_name(node) if node.__class__ is ast.Call else None
+            if name is not None and (stores or node.func.id != "setattr") and literal_names(name, mod.parents) is None:
+                found.append((mod, node, [node.args[0]], f"{node.func.id}({shown(node.args[0])}, {shown(name)}) (a computed name)",
+                              DIRECT_PARSES))
+    return found
 
 
 def _outside_sites(index) -> list:

@@ -112,3 +112,13 @@ def run_both(root: Path, files: dict[str, str], script: str, stress: bool = Fals
     if after is not None:
         (root / "after" / "pkg" / "child.py").write_text(after)
     return before, run(root / "after"), after
+
+
+def refused_as_it_was(root: Path, files: dict[str, str], script: str, rule: str) -> list[str]:
+    """The ``rule`` hazards of a class the analysis refuses (unsafe), after running ``script`` on
+    the original package and on what patching left: nothing patched, the same output."""
+    a, v = analyse(root / "a", files)
+    assert v.decision == "unsafe", v
+    before, after, patched = run_both(root / "b", files, script)
+    assert patched is None and before == after
+    return hazards_of(a, rule)

@@ -8,7 +8,7 @@ the member is dropped.
 """
 
 import pytest
-from ruletools import analyse, kept_by, run_both
+from ruletools import analyse, kept_by, refused_as_it_was, run_both
 from test_keep_outside_use import FILES as USE_FILES
 
 ID = "DC108"
@@ -229,14 +229,31 @@ DYNAMIC_CLASSES = [pytest.param(route, id=name, marks=pytest.mark.xfail(strict=T
 ]]
 
 
-# Known limit (DC108's known problems): reads by computed name elsewhere are not checked. Each of
-# these changes behaviour; the strict xfail turns into a failure the day one is caught.
+# A computed name that can only be one of the literals the code spells is a read of each
+# (``codemod/literal_names.py``): the member stays.
+SPELT_NAMES = [
+    pytest.param("def run():\n    c = Child(1)\n    return [getattr(c, n) for n in ['cache']]\n", id="getattr-over-a-list"),
+    pytest.param("def run():\n    return getattr(Child(1), 'ca' + 'che')\n", id="getattr-of-a-concatenation"),
+    pytest.param("def run():\n    c = Child(1)\n    return [hasattr(c, n) for n in ('pool', 'workspace')]\n", id="hasattr-over-a-tuple"),
+    pytest.param("FIELDS = {'cache': 1, 'table': 2}\n\n\ndef run():\n    c = Child(1)\n    return [getattr(c, k) for k, _ in FIELDS.items()]\n",
+                 id="getattr-over-a-module-dicts-items"),
+    pytest.param("def run(fast=False):\n    return getattr(Child(1), f\"{'ca' if not fast else 'la'}che\")\n", id="getattr-of-an-f-string"),
+]
+
+# A name from data on an object that may be the class: refused (DC301), the package unchanged.
+DATA_NAMES = [
+    pytest.param("def get(obj, name):\n    return getattr(obj, name)\n\n\ndef run():\n    return get(Child(1), 'table')\n",
+                 id="getattr-through-a-parameter"),
+    pytest.param("import json\n\nNAMES = json.loads('[\"cache\"]')\n\n\ndef run():\n    c = Child(1)\n    return [getattr(c, n) for n in NAMES]\n",
+                 id="names-read-from-data"),
+    pytest.param("NAMES = ['n']\nNAMES.append('cache')\n\n\ndef run():\n    c = Child(1)\n    return [getattr(c, n) for n in NAMES]\n",
+                 id="a-module-list-that-grows"),
+]
+
+# Known limit (DC108's known problems): the other forms of reads by computed name elsewhere are
+# not checked. Each of these changes behaviour; the strict xfail turns into a failure the day one is caught.
 REFLECTION = [pytest.param(route, id=name, marks=pytest.mark.xfail(strict=True, reason="reads by computed name are not checked"))
               for name, route in [
-    ("getattr-over-a-list", "def run():\n    c = Child(1)\n    return [getattr(c, n) for n in ['cache']]\n"),
-    ("getattr-of-a-computed-name", "def run():\n    return getattr(Child(1), 'ca' + 'che')\n"),
-    ("getattr-through-a-parameter", "def get(obj, name):\n    return getattr(obj, name)\n\n\ndef run():\n    return get(Child(1), 'table')\n"),
-    ("hasattr-over-a-tuple", "def run():\n    c = Child(1)\n    return [hasattr(c, n) for n in ('pool', 'workspace')]\n"),
     ("getattribute", "def run():\n    return Child(1).__getattribute__('cache')\n"),
     ("the-instance-dict", "def run():\n    return Child(1).__dict__['cache']\n"),
     ("vars", "def run():\n    return sorted(vars(Child(1)))\n"),
@@ -267,11 +284,17 @@ NEAR_MISSES = [
 ]
 
 
-@pytest.mark.parametrize("route", CONSTRUCTIONS + ARGUMENTS + BINDINGS + CONTAINERS + STORES + SELVES + LITERAL_NAMES + DUCK_TESTS + DYNAMIC_CLASSES + REFLECTION)
+@pytest.mark.parametrize("route", CONSTRUCTIONS + ARGUMENTS + BINDINGS + CONTAINERS + STORES + SELVES + LITERAL_NAMES + DUCK_TESTS + DYNAMIC_CLASSES + SPELT_NAMES + REFLECTION)
 def test_the_patched_package_behaves_the_same(tmp_path, route):
     before, after, patched = run_both(tmp_path, {**FILES, "user.py": HEAD + route}, "from pkg.user import run\nprint(run())")
     assert patched is not None and "raised" not in before, before
     assert after == before
+
+
+@pytest.mark.parametrize("route", DATA_NAMES)
+def test_a_name_from_data_on_the_class_refuses_it(tmp_path, route):
+    hazards = refused_as_it_was(tmp_path, {**FILES, "user.py": HEAD + route}, "from pkg.user import run\nprint(run())", "DC301")
+    assert any("a computed name" in h for h in hazards)
 
 
 @pytest.mark.parametrize("route", NEAR_MISSES)
