@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import __version__
 from .console import display_path
-from .discover import DEFAULT_CLASSES, DEFAULT_PACKAGE, DEFAULT_VERSION, open_tree
+from .discover import DEFAULT_CLASSES, DEFAULT_PACKAGE, DEFAULT_VERSION
 from .errors import EXIT_USAGE, DecoupleError
 
 HELP = f"""\
@@ -222,15 +222,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args) -> int:
-    from .cache import open_run
     from .options import Options
+    from .session import Session
 
-    options = Options.from_args(args)
-    tree = open_tree(options.root)
-    cache = open_run(tree, options)  # before the pipeline's imports: it may start the word index
+    session = Session(Options.from_args(args))  # before the pipeline's imports: it may start the word index
     from .pipeline import run_pipeline
 
-    return run_pipeline(tree, options, cache)
+    return run_pipeline(session)
 
 
 def entry() -> None:  # pragma: no cover - the console script

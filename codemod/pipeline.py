@@ -311,16 +311,12 @@ def _second_pass(index: Index, options: Options, analyses: list[ClassAnalysis], 
     return drop_gone_callers.joint(index, [a for a in analyses if would_decouple(a, limits)], reanalyse)
 
 
-def run_pipeline(tree: Tree, options: Options, cache=None) -> int:
-    """``cache``: the run's ``RunCache`` (``cache.open_run``), or None when the cache is off."""
-    result = cache.load() if cache is not None else None
-    if result is not None:
+def run_pipeline(session) -> int:
+    """The command line's run: ``session`` (a ``session.Session``) gives the result, cached or not."""
+    result = session.result()
+    if session.reused:
         print("decouple: reused the previous run's result (no file it depends on changed)", file=sys.stderr)
-    else:
-        result = compute(tree, options)
-        if cache is not None:
-            cache.store(result)
     try:
-        return emit(tree.root, options, result)
+        return emit(session.tree.root, session.options, result)
     finally:
-        tree.write_index_snapshot()
+        session.close()
