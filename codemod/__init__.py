@@ -8,8 +8,7 @@ The Python API (``docs/api.md``): ``from codemod import decouple``. Its names ar
 first use, so that ``import codemod`` (which the command line does too) stays cheap.
 """
 
-__version__ = "0.1.0"
-TOOL_NAME = "decouple"
+from .version import TOOL_NAME, __version__
 
 _API = ("decouple", "Result", "ClassVerdict", "Kept", "Dropped", "Evidence", "Patch", "PatchedFile", "Decision",
         "DecoupleError", "UsageError", "UnsafeError")

@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import __version__
+from .version import __version__
 from .console import display_path
 from .discover import DEFAULT_CLASSES, DEFAULT_PACKAGE, DEFAULT_VERSION
 from .errors import EXIT_USAGE, DecoupleError

@@ -182,7 +182,7 @@ def build_patches(index: Index, candidates: list[ClassAnalysis], markers: bool =
 
 def regression_tests(tree: Tree, decoupled: list[ClassAnalysis], patches: list[ModulePatch]) -> list[ModulePatch]:
     """``--emit-tests``: one new test file per patched module, as a patch that creates it."""
-    from . import __version__
+    from .version import __version__
     from .regression import render
 
     out = []
