@@ -180,7 +180,7 @@ def decouple(root: str | os.PathLike | None = None, classes: Iterable[str] | str
              assume_unused: Iterable[str] = (), analyse_only: bool = False, max_copied_share: float = 0.5,
              plain_gain: bool = False, any_gain: bool = False, markers: bool = True, all_uses: bool = False,
              emit_tests: bool = False, test: str | None = None, test_timeout: float = 20 * 60,
-             keep_test_copies: bool = False, cache: bool = True) -> Result:
+             keep_test_copies: bool = False, trace: str | None = None, cache: bool = True) -> Result:
     """Analyse ``classes`` (names, ``Name`` or ``package.module:Name``; one name may be given as a
     str) of the tree at ``root`` and build their patch, as ``decouple ROOT --class ...`` does.
 
@@ -198,7 +198,7 @@ def decouple(root: str | os.PathLike | None = None, classes: Iterable[str] | str
     options = _options(root, names, parent, base, keep=keep, assume_unused=tuple(dict.fromkeys(assume_unused)),
                        analyse_only=analyse_only, max_copied_share=max_copied_share, plain_gain=plain_gain,
                        any_gain=any_gain, markers=markers, all_uses=all_uses, emit_tests=emit_tests, test=test,
-                       test_timeout=test_timeout, keep_test_copies=keep_test_copies, cache=cache)
+                       test_timeout=test_timeout, keep_test_copies=keep_test_copies, trace=trace, cache=cache)
     return _run(options)
 
 
@@ -213,8 +213,9 @@ def _options(root, classes: tuple, parent, base, *, cache: bool, **given):
             raise UsageError(f"nothing to decouple in {os.fspath(root)}: name the classes (classes=[...]) or their parent (parent=...)")
         classes = DEFAULT_CLASSES
     test = given["test"]
-    if test is not None and not test.strip():
-        raise UsageError("test takes a shell command, such as 'python -m pytest -q tests'")
+    for name in ("test", "trace"):
+        if given[name] is not None and not given[name].strip():
+            raise UsageError(f"{name} takes a shell command, such as 'python -m pytest -q tests'")
     if test is None and given["keep_test_copies"]:
         raise UsageError("keep_test_copies only applies to test")
     if test is not None and given["analyse_only"]:

@@ -110,7 +110,8 @@ def test_a_refusal_is_a_verdict_not_an_exception():
     ({"classes": ["OfflineGateway"], "keep": "sure"}, "--keep takes possible or proven"),
     ({"classes": ["OfflineGateway"], "max_copied_share": 2}, "from 0 to 1"),
     ({"classes": ["OfflineGateway"], "assume_unused": ["Other.x"]}, "is not a class of this run"),
-    ({"classes": ["OfflineGateway"], "test": " "}, "takes a shell command"),
+    ({"classes": ["OfflineGateway"], "test": " "}, "test takes a shell command"),
+    ({"classes": ["OfflineGateway"], "trace": ""}, "trace takes a shell command"),
     ({"classes": ["OfflineGateway"], "keep_test_copies": True}, "only applies to test"),
     ({"classes": [3]}, "class names"),
 ])
