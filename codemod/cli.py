@@ -15,9 +15,9 @@ import signal
 import sys
 from pathlib import Path
 
-from . import __version__
+from .version import __version__
 from .console import display_path
-from .discover import DEFAULT_CLASSES, DEFAULT_PACKAGE, DEFAULT_VERSION, open_tree
+from .discover import DEFAULT_CLASSES, DEFAULT_PACKAGE, DEFAULT_VERSION
 from .errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, DecoupleError, NothingSelected
 from .interrupt import end_workers, ignoring_ctrl_c
 
@@ -264,8 +264,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args) -> int:
-    from .cache import open_run
     from .options import Options
+    from .session import Session
 
     try:
         options = Options.from_args(args)
@@ -274,11 +274,10 @@ def run(args) -> int:
             raise
         print(f"decouple: nothing checked: {exc.note}", file=sys.stderr)
         return EXIT_OK
-    tree = open_tree(options.root, options.release)
-    cache = open_run(tree, options)  # before the pipeline's imports: it may start the word index
+    session = Session(options)  # before the pipeline's imports: it may start the word index
     from .pipeline import run_pipeline
 
-    return run_pipeline(tree, options, cache)
+    return run_pipeline(session)
 
 
 def interrupted(exc: KeyboardInterrupt) -> int:

@@ -311,10 +311,11 @@ class Tree:
         if "word_index" not in self.__dict__ and self._begun is None:
             self._begun = begin(self.root, self.files, self.index_snapshot, self.test_hook)
 
-    def write_index_snapshot(self) -> None:
-        """Write the word index's snapshot, when this run built one (in a detached child)."""
+    def write_index_snapshot(self, wait: bool = False) -> None:
+        """Write the word index's snapshot, when this run built one (in a detached child;
+        ``wait``: until the child is done)."""
         if "word_index" in self.__dict__:
-            self.word_index.write_snapshot()
+            self.word_index.write_snapshot(wait)
 
 
 def open_tree(root: str | None, version: str = DEFAULT_VERSION) -> Tree:

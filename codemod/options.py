@@ -48,6 +48,7 @@ class Options:
     test_timeout: float = 20 * 60  # seconds, each run of CMD
     keep_test_copies: bool = False
     trace: str | None = None  # --trace CMD: the project's tests, traced, add the reads they make (DC120)
+    returned: bool = False  # the Python API: the caller receives the patch and the report (codemod/api.py)
 
     @classmethod
     def from_args(cls, args) -> "Options":
@@ -93,18 +94,10 @@ class Options:
             raise UsageError("--test-timeout only applies to --test or --trace")
         if test is not None and args.analyse_only:
             raise UsageError("--test judges a patch, and --analyse-only makes none")
-        if not timeout > 0:
-            raise UsageError(f"--test-timeout takes a number of seconds above 0, got {timeout}")
         share = args.max_copied_share if args.max_copied_share is not None else file.get("max-copied-share", 0.5)
-        if not 0 <= share <= 1:
-            raise UsageError(f"--max-copied-share takes a number from 0 to 1, got {share}")
         keep = args.keep or file.get("keep", "possible")
         assume_unused = tuple(dict.fromkeys(list(file.get("assume-unused", ())) + list(args.assume_unused or ())))
-        for q in assume_unused:
-            if not _CLASS_MEMBER.fullmatch(q):
-                raise UsageError(f"--assume-unused takes Class.member, got {q!r}")
-            if classes and q.partition(".")[0] not in classes:
-                raise UsageError(f"--assume-unused {q}: {q.partition('.')[0]} is not a class of this run ({', '.join(classes)})")
+        check_values(timeout, share, keep, assume_unused, classes)
         quiet = args.check or args.diff or args.write or to_stdout
         output = Path(args.output) if args.output and not to_stdout else None
         if output is not None and root is not None:
@@ -133,7 +126,8 @@ class Options:
     def presented(self) -> bool:
         """Whether the run shows or writes the patch or the report: a bare ``--check`` does
         neither, so its patch is only checked, not formatted, and no risk is assessed."""
-        return self.output is not None or self.report_to_stdout or self.diff or self.write or self.emit_tests
+        return (self.output is not None or self.report_to_stdout or self.diff or self.write or self.emit_tests
+                or self.returned)
 
     def cache_key(self) -> list:
         """What a cached result depends on, beyond the tree and the tool's own code."""
@@ -160,3 +154,19 @@ def _refuse_source_folder(output: Path, root: Path) -> None:
         return
     raise UsageError(f"--output {display_path(output)} holds the project's sources ({held}); give a folder of "
                      f"its own, or leave --output out to write {display_path(root / OWN_OUTPUT)}/")
+
+
+def check_values(timeout: float, share: float, keep: str, assume_unused: tuple[str, ...], classes: tuple[str, ...]) -> None:
+    """The checks of single values, shared by the command line and the Python API (whose
+    arguments of the same names are said in the options' words)."""
+    if not timeout > 0:
+        raise UsageError(f"--test-timeout takes a number of seconds above 0, got {timeout}")
+    if not 0 <= share <= 1:
+        raise UsageError(f"--max-copied-share takes a number from 0 to 1, got {share}")
+    if keep not in ("possible", "proven"):
+        raise UsageError(f"--keep takes possible or proven, got {keep!r}")
+    for q in assume_unused:
+        if not _CLASS_MEMBER.fullmatch(q):
+            raise UsageError(f"--assume-unused takes Class.member, got {q!r}")
+        if classes and q.partition(".")[0] not in classes:
+            raise UsageError(f"--assume-unused {q}: {q.partition('.')[0]} is not a class of this run ({', '.join(classes)})")

@@ -204,7 +204,7 @@ def build_patches(index: Index, candidates: list[ClassAnalysis], markers: bool =
 
 def regression_tests(tree: Tree, decoupled: list[ClassAnalysis], patches: list[ModulePatch]) -> list[ModulePatch]:
     """``--emit-tests``: one new test file per patched module, as a patch that creates it."""
-    from . import __version__
+    from .version import __version__
     from .regression import render
 
     out = []
@@ -340,16 +340,12 @@ def _second_pass(index: Index, options: Options, analyses: list[ClassAnalysis], 
     return drop_gone_callers.joint(index, [a for a in analyses if would_decouple(a, limits)], reanalyse)
 
 
-def run_pipeline(tree: Tree, options: Options, cache=None) -> int:
-    """``cache``: the run's ``RunCache`` (``cache.open_run``), or None when the cache is off."""
-    result = cache.load() if cache is not None else None
-    if result is not None:
+def run_pipeline(session) -> int:
+    """The command line's run: ``session`` (a ``session.Session``) gives the result, cached or not."""
+    result = session.result()
+    if session.reused:
         print("decouple: reused the previous run's result (no file it depends on changed)", file=sys.stderr)
-    else:
-        result = compute(tree, options)
-        if cache is not None:
-            cache.store(result)
     try:
-        return emit(tree.root, options, result, tree.test_hook)
+        return emit(session.tree.root, session.options, result, session.tree.test_hook)
     finally:
-        tree.write_index_snapshot()
+        session.close()

@@ -40,7 +40,7 @@ import json
 import re
 from pathlib import Path
 
-from . import TOOL_NAME, __version__
+from .version import TOOL_NAME, __version__
 from .ast_util import walk
 from .fileio import atomic_write
 from .model import ClassAnalysis, ModulePatch, Verdict

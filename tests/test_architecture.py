@@ -83,10 +83,34 @@ def test_the_cycle_check_can_fail():
     """Not vacuous: the graph holds the stages' edges, and a cycle through lazy imports is found."""
     graph = _graph()
     assert graph["codemod.pipeline"] >= {"codemod.analyse", "codemod.rewrite", "codemod.emit"}
-    assert graph["codemod.cli"] >= {"codemod.cache", "codemod.pipeline"}
+    assert graph["codemod.cli"] >= {"codemod.session", "codemod.pipeline"}
+    assert graph["codemod.session"] >= {"codemod.cache", "codemod.pipeline"}
+    assert graph["codemod.api"] >= {"codemod.session", "codemod.emit"}
+    assert graph["codemod.commands.decouple_class"] >= {"codemod.commands.shared_analysis"}
+    assert graph["codemod.commands.shared_analysis"] >= {"codemod.api"}
     assert "codemod.rules.unsafe_dynamic_access" in graph["codemod.state"]
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        for m in graph.get(todo.pop(), ()):
+            if m not in seen:
+                seen.add(m)
+                todo.append(m)
+    return seen
+
+
+def test_the_command_line_is_built_on_the_api_not_the_other_way():
+    """The Python API and the LibCST command never reach the command line's module; only the
+    console entry (``__main__``) imports it."""
+    graph = _graph()
+    for start in ("codemod", "codemod.api", "codemod.session", "codemod.commands.decouple_class"):
+        assert "codemod.cli" not in _reachable(graph, start), start
+    assert {m for m, deps in graph.items() if "codemod.cli" in deps} == {"codemod.__main__"}
+    assert "codemod.api" in _reachable(graph, "codemod")  # the reachability is not vacuous
 
 
 @pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(REPO)))
