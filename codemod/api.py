@@ -156,14 +156,16 @@ class Result:
         """Write the patch under ROOT as ``--write`` does, each file atomically; the files
         written, from ROOT. Refuses (``UsageError``, nothing written) a file that changed since
         the run read it, and a file with uncommitted git changes unless ``force``."""
-        from .emit import write_in_place
+        from .emit import refuse_dirty, write_in_place
         from .interrupt import deferred
         from .options import Options
 
         for f in self.patch.files:
             _unchanged_since_run(self.root, f)
-        with deferred():
-            return write_in_place(self.root, Options(force=force), self._run)
+        refuse_dirty(self.root, Options(force=force), self._run)
+        with deferred() as interrupted:
+            written = write_in_place(self.root, self._run, interrupted)
+        return [f.rel for f in self._run.files[:len(written)]]
 
     def write_output(self, folder: str | os.PathLike) -> list[str]:
         """Write report.json, report.md, patch.diff and files/ into ``folder`` as ``--output``

@@ -167,14 +167,14 @@ def test_misspelled_names_suggest_the_closest(tmp_path):
     assert code == 2 and err == f"decouple: error: class Zebra not found under {shown}\n"
 
 
-def test_readme_synopsis_lists_every_option_as_optional():
+def test_cli_reference_synopsis_lists_every_option_as_optional():
     import re
 
     from conftest import REPO
 
     from codemod.cli import build_parser, build_scan_parser
 
-    readme = (REPO / "README.md").read_text()
+    readme = (REPO / "docs" / "cli.md").read_text()
     synopsis = readme.split("## Usage", 1)[1].split("```", 2)[1]
     # The synopsis shows `decouple` and `decouple scan`.
     options = {o for p in (build_parser(), build_scan_parser()) for a in p._actions for o in a.option_strings
