@@ -32,13 +32,19 @@ ENGINE = NEWUSER_ENGINE.replace("""    def __init__(self, name):
 # asserts on the row count, not on the values: only a run of it can tell that it needs ``region``.
 EXPORT_TEST = '''\
 import csv
+import importlib
 import io
 import json
+import os
 from pathlib import Path
 
 from shop.light import LightEngine
 
 COLUMNS = json.loads((Path(__file__).parent / "columns.json").read_text())
+# The engines come from a class named by the environment: what export() is given is of a type
+# no static analysis can tell (a name from data on a receiver that may be the class is refused,
+# DC301; here the receiver's type is unknown, so the read is a listed Risk and the member drops).
+ENGINE = getattr(importlib.import_module("shop.light"), os.environ.get("EXPORT_ENGINE", "LightEngine"))
 
 
 def export(engines):
@@ -54,7 +60,7 @@ def test_run():
 
 
 def test_export_writes_one_row_per_engine():
-    assert export([LightEngine("a"), LightEngine("b")]).count("\\n") == 2
+    assert export([ENGINE("a"), ENGINE("b")]).count("\\n") == 2
 '''
 # A helper reached only through a name built at run time: its parameter's type is unknown.
 SHOP_REPORT = '''\
@@ -97,19 +103,19 @@ def test_a_read_by_a_name_from_a_data_file_is_kept_and_the_patched_tests_pass(tm
     code, _, err = decouple(".", *SELECT, "--trace", PYTEST, "--output", tmp_path / "out", cwd=traced)
     assert code == 0, err
     assert tree_hashes(traced) == before and not list((tmp_path / "tmp").iterdir())  # ROOT untouched, copy gone
-    assert "decouple: found only at run time (--trace): LightEngine.region at tests/test_export.py:15" in err.splitlines()
+    assert "decouple: found only at run time (--trace): LightEngine.region at tests/test_export.py:21" in err.splitlines()
     rep = json.loads((tmp_path / "out" / "report.json").read_text())
     c = rep["classes"][0]
     assert c["decision"] == "decouple"
     [found] = c["found_at_run_time"]
-    assert (found["member"], found["file"], found["line"]) == ("region", "tests/test_export.py", 15)
+    assert (found["member"], found["file"], found["line"]) == ("region", "tests/test_export.py", 21)
     assert "tests/test_export.py::test_export_writes_one_row_per_engine" in found["use"]
     [kept] = [k for k in c["kept"] if k["member"] == "region"]
     assert [(e["rule"], e["strength"]) for e in kept["evidence"]] == [("DC120", "shown")]
     assert rep["trace"]["exit_status"] == 0 and "failed" not in rep["trace"]
     md = (tmp_path / "out" / "report.md").read_text()
     section = md.split("## Found only at run time", 1)[1].split("##", 1)[0]
-    assert "- `LightEngine.region` (instance attribute): `tests/test_export.py:15`" in section
+    assert "- `LightEngine.region` (instance attribute): `tests/test_export.py:21`" in section
     # The patch keeps the statement that sets it, and the project's tests pass on the patched tree.
     patched = (tmp_path / "out" / "files" / "shop" / "light.py").read_text()
     assert 'self.region = "eu"' in patched and "sqlite3" not in patched
@@ -260,14 +266,15 @@ def test_records_are_read_once_each_and_a_torn_line_is_skipped(tmp_path):
 
 
 HOOKS_TEST = '''\
+import importlib
 import json
+import os
 from pathlib import Path
-
-from shop.light import LightEngine
 
 
 def test_shutdown_hooks_run():
-    e = LightEngine("a")
+    # The class is named by the environment: e's type is unknown to a static analysis.
+    e = getattr(importlib.import_module("shop.light"), os.environ.get("HOOK_ENGINE", "LightEngine"))("a")
     for name in json.loads((Path(__file__).parent / "hooks.json").read_text()):
         getattr(e, name)()
 '''
