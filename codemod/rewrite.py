@@ -22,7 +22,7 @@ from .model import ClassAnalysis, ClassPlan, ModulePatch
 from .index import ModuleInfo
 from .rules import (
     rewrite_bind_names, rewrite_copy_members, rewrite_flag_comments, rewrite_format, rewrite_inline_init, rewrite_reparent,
-    rewrite_super_fallback, unsafe_generic_base,
+    rewrite_super_fallback, unsafe_generic_base, unsafe_slots,
 )
 from .rules.verdict_already_decoupled import MARKER
 from .rules.rewrite_imports import add_import, add_missing, remove_unused
@@ -43,6 +43,7 @@ class ClassRewrite:
     markers: bool = True  # write the "# decouple: ..." comments (--no-markers: none)
     plan: ClassPlan = field(default_factory=ClassPlan)
     copied: rewrite_flag_comments.Copied | None = None  # takes the stale comments out of what is copied (DC611)
+    index: object = None  # the run's Index: DC305 reads the new bases' slots
 
     def __post_init__(self):
         self.copied = rewrite_flag_comments.Copied(self.a, self.pinfo.rel, self.pinfo.lines)
@@ -65,6 +66,7 @@ class ClassRewrite:
         elif (inlined or self.a.parent_init is not None) and not self.a.generated_init:
             body = rewrite_inline_init.add_init(self, body, inlined)
         body = rewrite_super_fallback.redirect(self, body)
+        body = unsafe_slots.rewrite(self, body)
         body = rewrite_copy_members.apply(self, body)
         cd = cd.with_changes(body=cd.body.with_changes(body=body))
         cd = rewrite_reparent.apply(self, cd, marked=bool(inlined))
@@ -177,7 +179,7 @@ def rewrite_module(index, analyses: list[ClassAnalysis], markers: bool = True, p
         node = here.compound.get(a.cls.node.lineno)
         if not isinstance(node, cst.ClassDef):
             node = next(n for n in here.compound.values() if isinstance(n, cst.ClassDef) and n.name.value == a.cls.name)
-        rewriters[id(node)] = ClassRewrite(a, here, parents[pinfo.rel], pinfo, refs, pidx, aliases, markers=markers)
+        rewriters[id(node)] = ClassRewrite(a, here, parents[pinfo.rel], pinfo, refs, pidx, aliases, markers=markers, index=index)
 
     class Apply(cst.CSTTransformer):
         def visit_SimpleStatementLine(self, node):
