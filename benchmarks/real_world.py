@@ -38,6 +38,7 @@ import ast
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -117,6 +118,36 @@ LIBS: dict[str, dict] = {
                   pytest=["tests"]),
     "rich": dict(version="13.9.4", root=".", packages=["rich"], test_deps=["pytest"],
                  pytest=["tests"]),  # its sdist ships no tests: refused below
+    # issue 37: libraries no campaign used (typed, modern code: generics, protocols, dataclasses,
+    # TYPE_CHECKING imports, properties, mixins); tests that need the network are deselected
+    "httpx": dict(version="0.29.0", root=".", packages=["httpx"],
+                  test_deps=["pytest", "anyio", "trio", "uvicorn", "trustme", "chardet", "brotli",
+                             "zstandard", "h2", "socksio", "click", "rich", "pygments",
+                             "cryptography"],
+                  pytest=["tests", "-m", "not network"]),
+    "anyio": dict(version="4.16.0", root="src", packages=["anyio"],
+                  test_deps=["pytest", "trio", "hypothesis", "psutil", "pytest-mock",
+                             "pytest-timeout", "trustme", "truststore", "blockbuster", "uvloop"],
+                  pytest=["tests", "-p", "no:asyncio", "-p", "no:trio", "-m", "not network"]),
+    "starlette": dict(version="1.10.0", root=".", packages=["starlette"],
+                      test_deps=["pytest", "trio", "httpx2", "itsdangerous", "jinja2",
+                                 "python-multipart", "pyyaml", "opentelemetry-api",
+                                 "opentelemetry-sdk", "importlib-metadata", "blockbuster"],
+                      pytest=["tests"]),
+    "tomlkit": dict(version="0.15.2", root=".", packages=["tomlkit"],
+                    test_deps=["pytest", "pyyaml"], pytest=["tests"]),
+    "cattrs": dict(version="26.2.1", root="src", packages=["cattrs", "cattr"],
+                   test_deps=["pytest", "hypothesis", "pytest-benchmark", "immutables", "ujson",
+                              "orjson", "msgpack", "pyyaml", "tomlkit", "cbor2", "pymongo",
+                              "msgspec", "tomli-w"],
+                   pytest=["tests"]),
+    "cachetools": dict(version="8.0.2", root="src", packages=["cachetools"],
+                       test_deps=["pytest"], pytest=["tests"]),
+    "flask": dict(version="3.1.3", root="src", packages=["flask"],
+                  test_deps=["pytest", "asgiref", "greenlet", "python-dotenv"], pytest=["tests"]),
+    "structlog": dict(version="26.1.0", root="src", packages=["structlog"],
+                      test_deps=["pytest", "pytest-asyncio", "simplejson", "time-machine", "rich"],
+                      pytest=["tests", "--import-mode=importlib"]),
 }
 
 # A pytest plugin (written to the work dir, loaded with -p): deselects the node ids listed in
@@ -228,8 +259,9 @@ def setup_library(name: str, spec: dict, work: Path) -> dict:
         (top,) = list(tmp.iterdir())
         top.rename(pristine)
         tmp.rmdir()
-    test_paths = [a for a in spec["pytest"] if not a.startswith("-") and
-                  not spec["pytest"][max(0, spec["pytest"].index(a) - 1)] == "-p"]
+    # the arguments that are paths: not options, nor the value of -p, -m or -k
+    test_paths = [a for i, a in enumerate(spec["pytest"]) if not a.startswith("-") and
+                  not (i and spec["pytest"][i - 1] in ("-p", "-m", "-k"))]
     if not any((pristine / t).exists() for t in test_paths) or not any(
             (pristine / t).rglob("test*.py") for t in test_paths if (pristine / t).exists()):
         raise RuntimeError(f"the {name} {spec['version']} sdist ships no tests "
@@ -508,7 +540,7 @@ def run_gate(cand: dict, root: Path, out: Path, spec: dict, lib: dict, work: Pat
     """``--gate``: the same decouple run with ``--test`` and the library's suite as CMD, so that
     the tool's own verdict on the patch can be set beside the campaign's."""
     shutil.rmtree(out, ignore_errors=True)
-    cmd = " ".join([str(lib["py"]), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+    cmd = shlex.join([str(lib["py"]), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
                     "--continue-on-collection-errors",
                     "-W", "ignore::DeprecationWarning", f"--maxfail={args.maxfail}", *spec["pytest"]])
     env = dict(os.environ, DECOUPLE_CACHE_DIR=str(out.parent / "cache-unused"),
