@@ -38,6 +38,7 @@ import ast
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -117,6 +118,37 @@ LIBS: dict[str, dict] = {
                   pytest=["tests"]),
     "rich": dict(version="13.9.4", root=".", packages=["rich"], test_deps=["pytest"],
                  pytest=["tests"]),  # its sdist ships no tests: refused below
+    # issue 37: libraries no campaign used (typed, modern code: generics, protocols, dataclasses,
+    # TYPE_CHECKING imports, properties, mixins); tests that need the network are deselected
+    "httpx": dict(version="0.29.0", root=".", packages=["httpx"],
+                  test_deps=["pytest", "anyio", "trio", "uvicorn", "trustme", "chardet", "brotli",
+                             "zstandard", "h2", "socksio", "click", "rich", "pygments",
+                             "cryptography"],
+                  pytest=["tests", "-m", "not network"]),
+    "anyio": dict(version="4.16.0", root="src", packages=["anyio"],
+                  test_deps=["pytest", "trio", "hypothesis", "psutil", "pytest-mock",
+                             "pytest-timeout", "trustme", "truststore", "blockbuster", "uvloop"],
+                  pytest=["tests", "-p", "no:asyncio", "-p", "no:trio", "-m", "not network"]),
+    "starlette": dict(version="1.10.0", root=".", packages=["starlette"],
+                      test_deps=["pytest", "trio", "httpx2", "itsdangerous", "jinja2",
+                                 "python-multipart", "pyyaml", "opentelemetry-api",
+                                 "opentelemetry-sdk", "importlib-metadata", "blockbuster"],
+                      pytest=["tests"]),
+    "tomlkit": dict(version="0.15.2", root=".", packages=["tomlkit"],
+                    test_deps=["pytest", "pyyaml"], pytest=["tests"]),
+    "cattrs": dict(version="26.2.1", root="src", packages=["cattrs", "cattr"],
+                   test_deps=["pytest", "hypothesis", "pytest-benchmark", "immutables", "ujson",
+                              "orjson", "msgpack", "pyyaml", "tomlkit", "cbor2", "pymongo",
+                              "msgspec", "tomli-w"],
+                   pytest=["tests"]),
+    "cachetools": dict(version="8.0.2", root="src", packages=["cachetools"],
+                       test_deps=["pytest"], pytest=["tests"]),
+    # pytest 9 has no monkeypatch.notset, which flask's conftest uses
+    "flask": dict(version="3.1.3", root="src", packages=["flask"],
+                  test_deps=["pytest<9", "asgiref", "greenlet", "python-dotenv"], pytest=["tests"]),
+    "structlog": dict(version="26.1.0", root="src", packages=["structlog"],
+                      test_deps=["pytest", "pytest-asyncio", "simplejson", "time-machine", "rich"],
+                      pytest=["tests", "--import-mode=importlib"]),
 }
 
 # A pytest plugin (written to the work dir, loaded with -p): deselects the node ids listed in
@@ -228,8 +260,9 @@ def setup_library(name: str, spec: dict, work: Path) -> dict:
         (top,) = list(tmp.iterdir())
         top.rename(pristine)
         tmp.rmdir()
-    test_paths = [a for a in spec["pytest"] if not a.startswith("-") and
-                  not spec["pytest"][max(0, spec["pytest"].index(a) - 1)] == "-p"]
+    # the arguments that are paths: not options, nor the value of -p, -m or -k
+    test_paths = [a for i, a in enumerate(spec["pytest"]) if not a.startswith("-") and
+                  not (i and spec["pytest"][i - 1] in ("-p", "-m", "-k"))]
     if not any((pristine / t).exists() for t in test_paths) or not any(
             (pristine / t).rglob("test*.py") for t in test_paths if (pristine / t).exists()):
         raise RuntimeError(f"the {name} {spec['version']} sdist ships no tests "
@@ -508,7 +541,7 @@ def run_gate(cand: dict, root: Path, out: Path, spec: dict, lib: dict, work: Pat
     """``--gate``: the same decouple run with ``--test`` and the library's suite as CMD, so that
     the tool's own verdict on the patch can be set beside the campaign's."""
     shutil.rmtree(out, ignore_errors=True)
-    cmd = " ".join([str(lib["py"]), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+    cmd = shlex.join([str(lib["py"]), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
                     "--continue-on-collection-errors",
                     "-W", "ignore::DeprecationWarning", f"--maxfail={args.maxfail}", *spec["pytest"]])
     env = dict(os.environ, DECOUPLE_CACHE_DIR=str(out.parent / "cache-unused"),
@@ -526,6 +559,55 @@ def run_gate(cand: dict, root: Path, out: Path, spec: dict, lib: dict, work: Pat
         tests = json.loads(rep.read_text()).get("tests") or {}
         rec.update(before=tests.get("before"), after=tests.get("after"), flaky=tests.get("flaky"),
                    failed_before=len(tests.get("failed_before", [])), broken=tests.get("broken"))
+    return rec
+
+
+def suite_command(spec: dict, lib: dict, work: Path, tests_dir: Path | None) -> str:
+    """The library's suite as one shell command for ``decouple --trace``, which runs it in its
+    copy of ROOT. Where ROOT is a ``src/`` folder the tests are outside it: the command runs
+    them from ``tests_dir`` (the sdist without ROOT), importing the copy through the
+    ``PYTHONPATH`` the tool sets."""
+    cmd = [str(lib["py"]), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+           "--continue-on-collection-errors", "-W", "ignore::DeprecationWarning", *spec["pytest"]]
+    env = dict(spec.get("env", {}), PYTHONDONTWRITEBYTECODE="1",
+               HYPOTHESIS_STORAGE_DIRECTORY=str(work / "hypothesis"))
+    line = "env " + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()) + " " + shlex.join(cmd)
+    return f"cd {shlex.quote(str(tests_dir))} && {line}" if tests_dir else line
+
+
+def run_traced(cands: list[dict], pristine: Path, out: Path, spec: dict, lib: dict, work: Path,
+               args) -> dict:
+    """``--trace``: one decouple run on all the candidates with ``--analyse-only --trace CMD``
+    (CMD: the library's suite); each class's members that only the run showed used."""
+    root, tests_dir = pristine / spec["root"], None
+    if root != pristine:
+        tests_dir = work / "trace-tests"
+        shutil.rmtree(tests_dir, ignore_errors=True)
+        shutil.copytree(pristine, tests_dir, symlinks=True,
+                        ignore=lambda d, names: [root.name] if Path(d) == root.parent else [])
+        _writable(tests_dir)
+    cmd = suite_command(spec, lib, work, tests_dir)
+    shutil.rmtree(out, ignore_errors=True)
+    env = dict(os.environ, DECOUPLE_CACHE_DIR=str(out.parent / "cache-unused"))
+    env.pop("PYTHONHOME", None)
+    classes = [a for c in cands for a in ("--class", c["qualname"])]
+    t0 = time.monotonic()
+    cp = run([*DECOUPLE, root, *classes, "--output", out, "--no-cache", *EXTRA, "--analyse-only",
+              "--trace", cmd, "--test-timeout", str(args.test_timeout)],
+             timeout=args.test_timeout + args.jobs_timeout * max(1, len(cands) // 4), env=env,
+             cwd=TOOL_CWD)
+    rec = dict(rc=cp.returncode, wall_s=round(time.monotonic() - t0, 1), command=cmd,
+               stderr=cp.stderr[-4000:].strip(), per_class={})
+    rec["traceback"] = ("Traceback" in cp.stderr or "internal error" in cp.stderr.lower()
+                        or cp.returncode not in (0, 2, 3))
+    rep = out / "report.json"
+    if rep.exists():
+        data = json.loads(rep.read_text())
+        rec["trace"] = data.get("trace")
+        for c in data.get("classes", []):
+            rec["per_class"][c.get("qualname")] = dict(
+                decision=c.get("decision"), rule=c.get("rule"),
+                found_at_run_time=c.get("found_at_run_time", []))
     return rec
 
 
@@ -566,7 +648,7 @@ def campaign(name: str, args) -> dict:
     # baseline, twice
     stable_pass: set[str] = set()
     deselect: list[str] = []
-    if not args.no_tests:
+    if not args.no_tests and not args.trace:
         runs = []
         for i in (1, 2):
             bcopy = work / "baseline"
@@ -613,6 +695,19 @@ def campaign(name: str, args) -> dict:
         step = len(cands) / args.limit
         cands = [cands[int((i + args.offset) * step)] for i in range(args.limit)]
     log(f"   {res['candidates_total']} candidates" + (f", running {len(cands)}" if len(cands) != res["candidates_total"] else ""))
+    if args.trace:
+        before = tree_hash(pristine)
+        tr = run_traced(cands, pristine, work / "out-trace", spec, lib, work, args)
+        tr["input_unchanged"] = before == tree_hash(pristine)
+        found = sum(len(v["found_at_run_time"]) for v in tr["per_class"].values())
+        log(f"   --trace: rc {tr['rc']}, {tr['wall_s']} s, {(tr.get('trace') or {}).get('accesses')} "
+            f"accesses, {found} found only at run time"
+            + (" TRACEBACK" if tr["traceback"] else "")
+            + ("" if tr["input_unchanged"] else " INPUT CHANGED"))
+        res["traced"] = tr
+        res["candidates"] = []
+        res["wall_s"] = round(time.monotonic() - t_lib, 1)
+        return res
     before_all = tree_hash(pristine)
     out_base = work / "out"
     out_base.mkdir(exist_ok=True)
@@ -853,6 +948,12 @@ def main(argv=None) -> int:
     ap.add_argument("--gate", action="store_true",
                     help="also run each patched candidate with decouple --test (the library's suite as CMD) "
                          "and record whether its verdict agrees with the campaign's (gate.agrees)")
+    ap.add_argument("--trace", action="store_true",
+                    help="instead of the patches: one decouple run on all the candidates (after "
+                         "--only, --limit) with --analyse-only --trace CMD, CMD the library's "
+                         "suite; records each class's found_at_run_time (the members the static "
+                         "analysis would drop and the suite read) in <lib>.json's traced "
+                         "(default --out: benchmarks/results/real-world-trace)")
     ap.add_argument("--only", action="append", default=[], metavar="MOD:NAME",
                     help="run only these candidates (repeatable)")
     ap.add_argument("--skip-judged", action="append", default=[], metavar="PATH",
@@ -921,7 +1022,8 @@ def main(argv=None) -> int:
         EXTRA = list(STRESS)
         TOOL_COMMIT += " " + " ".join(STRESS)
     log(f"decouple: {TOOL_COMMIT}")
-    out = Path(args.out) if args.out else DEFAULT_OUT.with_name("real-world-stress") if args.stress else DEFAULT_OUT
+    out = (Path(args.out) if args.out else DEFAULT_OUT.with_name("real-world-trace") if args.trace
+           else DEFAULT_OUT.with_name("real-world-stress") if args.stress else DEFAULT_OUT)
     out.mkdir(parents=True, exist_ok=True)
     args.out_dir = out
     for n in args.libs:

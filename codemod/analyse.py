@@ -92,7 +92,7 @@ class Analyzer:
         hazard_metaclass.check(a)
         hazard_exported_parent.check(st)
         unsafe_class_keyword.check(a)
-        unsafe_slots.check(a)
+        unsafe_slots.check(st)
         unsafe_attribute_hooks.check_staying(st)
         unsafe_dynamic_access.check_staying(st)
         unsafe_generic_base.check(st)

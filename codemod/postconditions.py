@@ -221,7 +221,9 @@ class Construction:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for t in targets:
                     for attr in _self_attr_targets(t, sn):
-                        self.store(attr.attr)
+                        # Python stores a private name as the class it is written in mangles it.
+                        private = attr.attr.startswith("__") and not attr.attr.endswith("__") and owner.name.strip("_")
+                        self.store(f"_{owner.name.lstrip('_')}{attr.attr}" if private else attr.attr)
             elif isinstance(node, ast.Call):
                 self.call(i, owner, node, sn)
 

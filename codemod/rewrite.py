@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .check import findings
-from .cst_util import Located, ModuleCode, comment_line
+from .ast_util import source_segment
+from .cst_util import Located, ModuleCode, comment_line, rename
 from .model import ClassAnalysis, ClassPlan, ModulePatch
 from .index import ModuleInfo
 from .rules import (
     rewrite_bind_names, rewrite_copy_members, rewrite_flag_comments, rewrite_format, rewrite_inline_init, rewrite_place_reads, rewrite_reparent,
-    rewrite_super_fallback,
+    rewrite_super_fallback, unsafe_generic_base, unsafe_slots,
 )
 from .rules.verdict_already_decoupled import MARKER
 from .rules.rewrite_imports import add_import, add_missing, remove_unused
@@ -43,6 +44,7 @@ class ClassRewrite:
     markers: bool = True  # write the "# decouple: ..." comments (--no-markers: none)
     plan: ClassPlan = field(default_factory=ClassPlan)
     copied: rewrite_flag_comments.Copied | None = None  # takes the stale comments out of what is copied (DC611)
+    index: object = None  # the run's Index: DC305 reads the new bases' slots
 
     def __post_init__(self):
         self.copied = rewrite_flag_comments.Copied(self.a, self.pinfo.rel, self.pinfo.lines)
@@ -72,6 +74,7 @@ class ClassRewrite:
         elif (inlined or self.a.parent_init is not None) and not self.a.generated_init:
             body = rewrite_inline_init.add_init(self, body, inlined)
         body = rewrite_super_fallback.redirect(self, body)
+        body = unsafe_slots.rewrite(self, body)
         body = rewrite_copy_members.apply(self, body)
         cd = cd.with_changes(body=cd.body.with_changes(body=body))
         cd = rewrite_reparent.apply(self, cd, marked=bool(inlined))
@@ -79,17 +82,33 @@ class ClassRewrite:
         return cst.FlattenSentinel([cd, *after]) if after else cd
 
 
-def base_references(index, a: ClassAnalysis) -> tuple[list[str], list[tuple[str, str, str | None]]]:
+def base_references(index, a: ClassAnalysis, aliases: dict | None = None) -> tuple[list[str], list[tuple[str, str, str | None]]]:
     """How C's module spells each base that takes P's place (the new base, then the chain's other
-    bases), and the imports they need (module, name, alias)."""
+    bases), subscripted as DC304 carries them over, and the imports they need (module, name, alias).
+    ``aliases``: DC608's, for the names those subscripts read."""
     refs, imports = [], []
+    carried = unsafe_generic_base.carry(index, a)
     for q in [a.base] + list(a.extra_bases):
+        if q in carried.left_out:
+            continue
         ref, imp = _reference(index, a, q)
+        if ref is not None and q in carried.exprs:
+            ref = _subscripted(a, q, ref, carried, aliases or {})
         if ref is not None and ref not in refs:
             refs.append(ref)
         if imp:
             imports.append(imp)
     return refs, imports
+
+
+def _subscripted(a: ClassAnalysis, q: str, ref: str, carried, aliases: dict) -> str:
+    """``ref[...]`` with P's subscript of base ``q``: its names as DC608 spells them in C's module,
+    P's type parameters replaced by C's arguments."""
+    node = cst.parse_expression(source_segment(a.parent.module.text, carried.exprs[q]))
+    mapping = {n: cst.Name(al[0]) for n, al in aliases.items()}
+    mapping.update({n: cst.parse_expression(source_segment(a.cls.module.text, arg)) for n, arg in carried.subst.items()})
+    node = node.with_changes(value=cst.parse_expression(ref), slice=[rename(e, mapping) for e in node.slice])
+    return cst.Module([]).code_for_node(node)
 
 
 def _reference(index, a: ClassAnalysis, q: str) -> tuple[str | None, tuple[str, str, str | None] | None]:
@@ -161,13 +180,14 @@ def rewrite_module(index, analyses: list[ClassAnalysis], markers: bool = True, p
         pinfo = a.parent.module
         if pinfo.rel not in parents:
             parents[pinfo.rel] = parsed.pop(pinfo.rel, None) or Located.parse(pinfo.text, pinfo.tree)
-        refs, imps = base_references(index, a)
+        aliases = rewrite_bind_names.plan(index, a, unsafe_generic_base.carry(index, a).free)
+        refs, imps = base_references(index, a, aliases)
         needed_bases.extend(imps)
         pidx = next(i for i, b in enumerate(a.cls.bases) if index._same_class(b, a.parent))
         node = here.compound.get(a.cls.node.lineno)
         if not isinstance(node, cst.ClassDef):
             node = next(n for n in here.compound.values() if isinstance(n, cst.ClassDef) and n.name.value == a.cls.name)
-        rewriters[id(node)] = ClassRewrite(a, here, parents[pinfo.rel], pinfo, refs, pidx, rewrite_bind_names.plan(index, a), markers=markers)
+        rewriters[id(node)] = ClassRewrite(a, here, parents[pinfo.rel], pinfo, refs, pidx, aliases, markers=markers, index=index)
 
     class Apply(cst.CSTTransformer):
         def visit_SimpleStatementLine(self, node):

@@ -4,7 +4,7 @@
 Keeps every member of the parent whose name starts and ends with ``__`` (``__repr__``,
 ``__eq__``, ``__iter__``, ``__next__``, ``__get__``, ``__set_name__``, ``__add__``,
 ``__hash__ = None``, ``__match_args__``, ...) unless the class defines it itself. Not kept
-here: ``__init__`` (the slice decides what of it runs), ``__slots__`` (refused: DC305) and
+here: ``__init__`` (the slice decides what of it runs), ``__slots__`` (DC305 merges the slots a class of its own needs) and
 the names Python gives every class anyway (``__doc__``, ``__module__``, ``__qualname__``), and
 the ``__post_init__`` of a ``@dataclass`` parent read as part of its generated ``__init__`` (DC313).
 

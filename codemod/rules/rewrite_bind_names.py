@@ -54,10 +54,11 @@ NAME = "name-binding"
 _BUILTINS = set(dir(builtins))
 
 
-def plan(index, a) -> dict[str, tuple[str, str, str | None]]:
-    """Free name -> (alias, module to import from, object or None for a plain module import)."""
+def plan(index, a, bases: set[str] = frozenset()) -> dict[str, tuple[str, str, str | None]]:
+    """Free name -> (alias, module to import from, object or None for a plain module import).
+    ``bases``: the names the subscripts of the bases C takes from P read (DC304)."""
     pmod, cmod = a.parent.module, a.cls.module
-    inlined, copied = inlined_free(a), set().union(*(copied_free(a).values()))
+    inlined, copied = inlined_free(a), set().union(*(copied_free(a).values()), bases)
 
     def unbound(name: str) -> bool:
         return _binding(pmod, name) in (None, f"builtins.{name}")

@@ -16,10 +16,15 @@ A class attribute of the parent that the class binds itself is not copied: the c
 binding is the one its instances saw (the parent's is kept where the parent's ``__init__`` stores
 over it on the instance, so that the slice keeps that store).
 
+A private identifier (``self.__x``, which Python reads as ``self._P__x`` in the parent's body) is
+written as the parent's body mangled it (``self._P__x``): in the class it would be ``_C__x``,
+another attribute, which the class's own ``self.__x`` still is. The inlined ``__init__`` code
+is spelt the same way.
+
 ## Known problems
-Refuses (DC510) a method that uses a name-mangled attribute (``self.__x``: its meaning
-depends on the class it is written in), and members of a parent in another module than
-the first parent's.
+Refuses (DC510) members of a parent in another module than the first parent's, and private
+identifiers in code that defines a class inside (mangled with that class's name) or beside an
+import or ``global`` statement.
 
 ## Fix safety
 Safe: the copied code is the parent's, byte for byte but for the stale comments DC611 leaves
@@ -67,7 +72,7 @@ def apply(ctx, body):
             continue
         if m.kind == "class_attribute":
             node = ctx.p.lines[id(ctx.p.stmt(m.node))]
-            node = ctx.copied.strip(bound(name, node), m.node.lineno - len(node.leading_lines), m.node.end_lineno)
+            node = ctx.copied.strip(bound(name, mangle(m.node, node, owner.name, f"{owner.name}.{name}")), m.node.lineno - len(node.leading_lines), m.node.end_lineno)
             node = node.with_changes(leading_lines=[BLANK, *ctx.marker(origin)] + [l for l in node.leading_lines if l.comment is not None])
             if overridden:
                 attrs.append(rewrite_super_fallback.private_attribute(ctx, name, node))
@@ -84,11 +89,9 @@ def apply(ctx, body):
         elif m.kind in ("method", "property"):
             nodes = [n for n in owner.node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
             for i, n in enumerate(nodes):
-                if _mangled(n):
-                    raise UnsafeError(f"{owner.name}.{name} uses a name-mangled attribute ({_mangled(n)}); copying it into {a.cls.name} would change its meaning", ID)
                 node = ctx.p.stmt(n)
                 first = min([n.lineno] + [d.lineno for d in n.decorator_list]) - len(node.leading_lines)
-                node = ctx.copied.strip(bound(name, node), first, n.end_lineno)
+                node = ctx.copied.strip(bound(name, mangle(n, node, owner.name, f"{owner.name}.{name}")), first, n.end_lineno)
                 if name in fallbacks and overridden:
                     if i == 0:  # a property's getter: super() reads what it returns, never sets it
                         methods.append(rewrite_super_fallback.copy_node(ctx, name, node))
@@ -129,8 +132,39 @@ def _names_copied_function(a, owner, stmt: ast.stmt, late: set[str]) -> bool:
         for n in walk(value))
 
 
-def _mangled(fn: ast.FunctionDef) -> str:
-    for n in walk(fn):
-        if isinstance(n, ast.Attribute) and n.attr.startswith("__") and not n.attr.endswith("__"):
-            return n.attr
-    return ""
+def private(name: str) -> bool:
+    """Whether Python mangles ``name`` inside a class body (``__x``, not ``__x__``)."""
+    return name.startswith("__") and not name.endswith("__")
+
+
+def mangled_names(node: ast.AST) -> list[str]:
+    """The private identifiers of ``node`` (attributes, names, parameters, keywords), in order."""
+    out = []
+    for n in walk(node):
+        ident = n.attr if isinstance(n, ast.Attribute) else n.id if isinstance(n, ast.Name) else n.arg if isinstance(n, (ast.arg, ast.keyword)) else None
+        if ident and private(ident) and ident not in out:
+            out.append(ident)
+    return out
+
+
+class _Mangle(cst.CSTTransformer):
+    def __init__(self, prefix: str):
+        self.prefix = prefix
+
+    def leave_Name(self, original, updated):
+        return updated.with_changes(value=self.prefix + updated.value) if private(updated.value) else updated
+
+
+def mangle(tree: ast.AST, node: cst.CSTNode, owner: str, what: str) -> cst.CSTNode:
+    """``node`` (the code of ``tree``, written in class ``owner``) with every private identifier
+    spelt as Python mangled it there (``self.__x`` as ``self._Owner__x``), so that it means the
+    same in the class it is moved into, whose own ``__x`` is another name."""
+    names = mangled_names(tree)
+    if not names or not owner.strip("_"):
+        return node
+    if any(isinstance(n, ast.ClassDef) for n in walk(tree) if n is not tree):
+        raise UnsafeError(f"{what} uses name-mangled identifiers ({', '.join(names)}) and defines a class inside, "
+                          f"which mangles them with its own name", ID)
+    if any(isinstance(n, (ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal)) for n in walk(tree)):
+        raise UnsafeError(f"{what} uses name-mangled identifiers ({', '.join(names)}) beside an import or global statement", ID)
+    return node.visit(_Mangle(f"_{owner.lstrip('_')}"))

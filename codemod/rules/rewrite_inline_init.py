@@ -56,7 +56,7 @@ from .. import forwarded_args
 from ..ast_util import bind_arguments, decorator_name, dotted_name, first_param, is_super_call, pos, snake_case, source_segment, walk
 from ..cst_util import BLANK, rename
 from ..errors import UnsafeError
-from . import rewrite_bind_names, rewrite_fold_constants, rewrite_fuse_loops, rewrite_read_through, unsafe_dataclass_parent
+from . import rewrite_bind_names, rewrite_copy_members, rewrite_fold_constants, rewrite_fuse_loops, rewrite_read_through, unsafe_dataclass_parent
 from .verdict_already_decoupled import MARKER
 
 ID = "DC601"
@@ -120,6 +120,7 @@ def init_block(ctx) -> list[cst.BaseStatement]:
     stmts = ctx.copied.strip_all(_filter(ctx, body, dict(sl.folded)), pinit.lineno, pinit.end_lineno)
     if not stmts and not a.moved:
         return []
+    stmts = _spelt_as_mangled(a, pinit, stmts)
     mapping, forwarded, prelude = _bindings(ctx, pinit)
     for name, spelt in ctx.names_for(rewrite_bind_names.inlined_free(a)).items():
         mapping.setdefault(name, spelt)
@@ -127,7 +128,7 @@ def init_block(ctx) -> list[cst.BaseStatement]:
     stmts = forwarded + [rewrite_bind_names.retarget_super(a, ctx.pinfo, rename(s, mapping)) for s in prelude + stmts] if stmts else []
     for d, r in a.moved:  # DC612: after the class's own repeat of the value they read
         ctx.moved.setdefault(id(ctx.c.lines.get(id(ctx.c.stmt(r)))), []).append(
-            rename(ctx.copied.strip(ctx.p.lines[id(ctx.p.stmt(d))].with_changes(leading_lines=[]), d.lineno, d.end_lineno), mapping))
+            rename(_spelt_as_mangled(a, pinit, [ctx.copied.strip(ctx.p.lines[id(ctx.p.stmt(d))].with_changes(leading_lines=[]), d.lineno, d.end_lineno)])[0], mapping))
     for p_, r in a.recomputed.items():
         ctx.plan.inlined.append(f"not inlined: `{_source_line(a.parent_init_owner, p_[0])}`, since {a.cls.name}.__init__ "
                                 f"assigns the same value at line {r.lineno} before anything reads it"
@@ -142,6 +143,16 @@ def init_block(ctx) -> list[cst.BaseStatement]:
     stmts[0] = first.with_changes(leading_lines=ctx.marker(note) + [l for l in first.leading_lines if l.comment is not None])
     ctx.plan.inlined.append(f"{sl.kept_count} of {sl.total} statements of `{owner.name}.__init__` (in place of `super().__init__(...)`)")
     return stmts
+
+
+def _spelt_as_mangled(a, pinit: ast.FunctionDef, stmts: list) -> list:
+    """P's statements with ``self.__x`` spelt ``self._P__x``, as P's body meant it (DC605's ``mangle``)."""
+    if not rewrite_copy_members.mangled_names(pinit):
+        return stmts
+    args = pinit.args
+    if any(rewrite_copy_members.private(p.arg) for p in args.posonlyargs + args.args + args.kwonlyargs + [x for x in (args.vararg, args.kwarg) if x]):
+        raise UnsafeError(f"{a.parent_init_owner.name}.__init__ has name-mangled parameters; binding them to {a.cls.name}'s call is not worked out", ID)
+    return [rewrite_copy_members.mangle(pinit, s, a.parent_init_owner.name, f"{a.parent_init_owner.name}.__init__") for s in stmts]
 
 
 def _filter(ctx, stmts, folded: dict[int, bool]) -> list[cst.BaseStatement]:

@@ -80,7 +80,7 @@ def test_the_new_base_is_aliased_when_the_class_has_its_name(tmp_path):
 def test_the_post_condition_alone_refuses_a_clash_left_unaliased(tmp_path, monkeypatch, extra):
     from codemod.rules import rewrite_bind_names
 
-    monkeypatch.setattr(rewrite_bind_names, "plan", lambda index, a: {})
+    monkeypatch.setattr(rewrite_bind_names, "plan", lambda index, a, *rest: {})
     after, v = patch(tmp_path, {"base.py": BASE, "child.py": CHILD.format(extra=extra, param="")})
     assert after is None and v.decision == "unsafe" and v.refused_by == "DC705", v
 
@@ -88,7 +88,7 @@ def test_the_post_condition_alone_refuses_a_clash_left_unaliased(tmp_path, monke
 def test_near_miss_without_a_clash_the_post_condition_passes_with_the_aliasing_off(tmp_path, monkeypatch):
     from codemod.rules import rewrite_bind_names
 
-    monkeypatch.setattr(rewrite_bind_names, "plan", lambda index, a: {})
+    monkeypatch.setattr(rewrite_bind_names, "plan", lambda index, a, *rest: {})
     after, v = patch(tmp_path, {"base.py": BASE, "child.py": CHILD.format(extra="", param="")})
     assert v.decision == "decouple", v.reason
     assert "self.n = helper(n) * SCALE" in after

@@ -220,7 +220,7 @@ def _off_two_bases(monkeypatch):
     from codemod import rewrite
 
     real = rewrite.base_references
-    monkeypatch.setattr(rewrite, "base_references", lambda index, a: tuple(x[:1] for x in real(index, a)))
+    monkeypatch.setattr(rewrite, "base_references", lambda index, a, *rest: tuple(x[:1] for x in real(index, a, *rest)))
 
 
 def _off_super_targets(monkeypatch):
