@@ -48,6 +48,7 @@ import ast
 import builtins
 from dataclasses import dataclass, field
 
+from ..ast_util import dotted_name
 from ..model import ClassAnalysis, Hazard
 
 ID = "DC304"
@@ -228,8 +229,8 @@ def _leaves_raw(nodes) -> list[tuple[str, ast.expr]]:
     out = []
 
     def visit(n):
-        if isinstance(n, (ast.Name, ast.Attribute)) and _dotted(n) is not None:
-            out.append((_dotted(n), n))
+        if isinstance(n, (ast.Name, ast.Attribute)) and dotted_name(n) is not None:
+            out.append((dotted_name(n), n))
         elif isinstance(n, ast.Subscript):
             visit(n.value)
             visit(n.slice)
@@ -243,15 +244,6 @@ def _leaves_raw(nodes) -> list[tuple[str, ast.expr]]:
     for node in nodes:
         visit(node)
     return out
-
-
-def _dotted(n) -> str | None:
-    if isinstance(n, ast.Name):
-        return n.id
-    if isinstance(n, ast.Attribute):
-        head = _dotted(n.value)
-        return f"{head}.{n.attr}" if head else None
-    return None
 
 
 def _kind(index, mod, n: ast.expr) -> str:
@@ -277,7 +269,7 @@ def _kind(index, mod, n: ast.expr) -> str:
         if any(isinstance(t, ast.Name) and t.id == name for t in targets):
             v = s.value
             if isinstance(v, ast.Call):
-                maker = _dotted(v.func) or ""
+                maker = dotted_name(v.func) or ""
                 return _MAKERS.get(maker.rsplit(".", 1)[-1], "other")
             return "other" if isinstance(v, (ast.Constant, ast.Name, ast.Attribute)) else "unknown"
     return "other" if name in m.classes or name in m.functions else "unknown"
