@@ -18,7 +18,7 @@ from ..ast_util import dotted_name, first_param, is_static
 from .hasattr_tests import lacking_partner
 from ..index import ClassInfo, Index, ModuleInfo, enclosing, enclosing_def, scope_of
 from ..model import Receiver
-from ..rules.keep_structural_tests import registrations, structural
+from ..rules.keep_structural_tests import structural
 from .type_annotations import PLAIN_METACLASSES
 from .type_exprs import EXACT, UNREACHED, LenientTypes, Types, annotation_types
 
@@ -43,14 +43,6 @@ class Relation:
         # A class that a subclass of C also derives from (``class D(T, C)``) may hold a C.
         self.joint = {q for sub in self.index.subclasses_deep(self.target) for q in self.index.ancestors(sub)}
         self._verdicts: dict[str, str] = {}
-        self._registered: set[str] | None = None
-
-    @property
-    def registered(self) -> set[str]:
-        """The classes of the tree that classes are registered on (DC114), looked for once."""
-        if self._registered is None:
-            self._registered = registrations(self.index)
-        return self._registered
 
     def of(self, qual: str) -> str:
         """YES: is C or a subclass; MAYBE: an ancestor, a class that a subclass of C also derives
@@ -71,7 +63,7 @@ class Relation:
             qual = qual[len(EXACT):]
         if qual == self.target.qualname or self.target.qualname in self._ancestors_of(qual):
             return YES
-        if not exact and structural(self.index, qual, self.registered):
+        if not exact and structural(self.index, qual):
             return MAYBE  # isinstance against it asks more than bases (DC114): an instance may pass
         if self._metaclass(qual):
             return MAYBE  # a class object, which may be C itself: its class attributes and methods are read on it
@@ -162,7 +154,7 @@ class Flow:
 
     def _typed(self, mod: ModuleInfo, recv: ast.AST, at: ast.AST, parses: int | None = None) -> tuple[str, str, bool]:
         guard = self._isinstance_guard(mod, recv, at)
-        if guard is not None and all(structural(self.index, q, self.rel.registered) for q in guard):
+        if guard is not None and all(structural(self.index, q) for q in guard):
             guard = None  # it says what the object has, not its class: the sources of its value decide
         if guard is not None and not (self.rel.combine(guard) == NO and self._rebound(mod, recv, at)):
             return self.rel.combine(guard), "isinstance guard", self._related(guard)

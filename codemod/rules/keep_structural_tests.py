@@ -33,8 +33,9 @@ bases, and every check on the patched file passes.
 ## Known problems
 A ``__subclasshook__`` that decides by names it computes is not read: only its string constants
 count. A test whose class is held in a variable is not found. A registration made outside the
-tree, or through a name the tree does not spell as ``X.register``, is not seen: an abstract class
-with none in the tree still counts as proof. The typing of a method's ``self`` as its class
+tree, or through a name the tree does not spell as ``X.register``, is not seen, nor one whose
+receiver's last name is neither a class defined in the tree nor bound by an ``as`` in its file (a
+variable holding the class): an abstract class with none in the tree still counts as proof. The typing of a method's ``self`` as its class
 counts a protocol the class is as structural too, which keeps more than it needs.
 
 ## Fix safety
@@ -55,7 +56,7 @@ NAME = "keep-structural-tests"
 _PROTOCOLS = {"typing.Protocol", "typing_extensions.Protocol"}
 _ABC_META = {"abc.ABCMeta"}
 _HOOKS = ("__instancecheck__", "__subclasscheck__")  # on a metaclass; __subclasshook__ on the class
-_REGISTER = re.compile(r"\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\.register\b")
+_REGISTER = re.compile(r"\.register\b")
 _STDLIB = {"os.PathLike", "contextlib.AbstractContextManager", "contextlib.AbstractAsyncContextManager",
            "io.IOBase", "io.RawIOBase", "io.BufferedIOBase", "io.TextIOBase", "abc.ABC"}
 _STDLIB_MODULES = ("numbers.", "importlib.abc.")
@@ -80,9 +81,24 @@ def _stdlib_abc(qual: str) -> bool:
     return qual in _STDLIB or qual.startswith(_STDLIB_MODULES)
 
 
-def structural(index, qual: str, registered: set[str]) -> str | None:
-    """Why ``isinstance`` against the class ``qual`` asks more than bases, or None.
-    ``registered``: the classes of the tree that something is registered on (``registrations``)."""
+def structural(index, qual: str) -> str | None:
+    """Why ``isinstance`` against the class ``qual`` asks more than bases, or None; once per run
+    and class (the receiver typing asks it of every type it meets)."""
+    return index.once(f"{ID} structural {qual}", lambda: _unmetered(index, _structural, qual))
+
+
+def _unmetered(index, fn, *args):
+    """``fn(index, *args)`` outside any typing query's budget of modules: its answer is kept for
+    the run, so what it parses must not count against whichever query asked first (what a
+    receiver is told would then depend on the order of the queries)."""
+    meter, index.meter = index.meter, None
+    try:
+        return fn(index, *args)
+    finally:
+        index.meter = meter
+
+
+def _structural(index, qual: str) -> str | None:
     if _stdlib_abc(qual):
         return "an abstract class of the standard library"
     cls = index.resolve_class(qual)
@@ -101,29 +117,58 @@ def structural(index, qual: str, registered: set[str]) -> str | None:
         abstract = abstract or (meta is not None and (meta in _ABC_META or _abc_metaclass(index, meta)))
     # Registered on it or on a subclass of it: isinstance against it then takes the registered class.
     own = {qual, cls.qualname}
-    if abstract and any(own & {c.qualname, *index.ancestors(c)} for c in _classes(index, registered)):
+    if abstract and any(own & {c.qualname, *index.ancestors(c)} for c in _classes(index, registrations(index))):
         return "an abstract base class, on which the tree registers classes"
     return None
 
 
 def registrations(index) -> set[str]:
-    """The classes of the tree that ``X.register(...)`` (or ``@X.register``) registers classes on."""
+    """The classes of the tree that ``X.register(...)`` (or ``@X.register``) registers classes on,
+    looked for once per run, and only when an abstract class is met."""
+    return index.once(f"{ID} registrations", lambda: _unmetered(index, _registrations))
+
+
+def _registrations(index) -> set[str]:
     out: set[str] = set()
-    # Asked for inside a typing query: what is parsed here is not the query's, and must not use
-    # up its budget of modules (what a receiver is told would then depend on this search).
-    meter, index.meter = index.meter, None
-    try:
-        for rel in index.tree.grep(_REGISTER, words=("register",)):
-            mod = index.module(rel)
-            if mod is None:
-                continue
-            for m in _REGISTER.finditer(mod.text):
-                cls = index.resolve_class(mod.qualify(ast.parse(m.group(1), mode="eval").body))
-                if cls is not None:
-                    out.add(cls.qualname)
-    finally:
-        index.meter = meter
+    for rel in index.tree.grep(lambda text: ".register" in text, words=("register",)):
+        text = index.tree.searchable(rel)
+        spelt = _registering(text) if text else set()
+        # Only a receiver whose last name is a class of the tree, or an alias this file binds, can
+        # resolve to one: the others are decided without parsing the file (most of the cost).
+        spelt = {r for r in spelt if _may_name_a_class(index, text, r.rsplit(".", 1)[-1])}
+        mod = index.module(rel) if spelt else None
+        if mod is None:
+            continue
+        for receiver in sorted(spelt):
+            cls = index.resolve_class(mod.qualify(ast.parse(receiver, mode="eval").body))
+            if cls is not None:
+                out.add(cls.qualname)
     return out
+
+
+def _registering(text: str) -> set[str]:
+    """The dotted names that ``.register`` is read on in ``text`` (``Sink.register``, ``abc_mod.Sink.register``).
+    Found from each ``.register`` backwards: a regex for the dotted name would be tried at every
+    position of every file."""
+    out = set()
+    for m in _REGISTER.finditer(text):
+        start = m.start()
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_."):
+            start -= 1
+        spelt = text[start:m.start()].strip(".")
+        if all(part.isidentifier() for part in spelt.split(".")):
+            out.add(spelt)
+    return out
+
+
+def _may_name_a_class(index, text: str, name: str) -> bool:
+    """Whether ``name`` is defined as a class somewhere in the tree, or bound by an ``as`` in this
+    file: the two ways a name can reach a class that ``resolve_class`` finds."""
+    if re.search(rf"as\s+{name}\b", text):  # "class X" matches too: a needless parse, never a miss
+        return True
+    return index.once(f"{ID} class named {name}", lambda: any(
+        re.search(rf"class[ \t]+{name}\b", index.tree.searchable(rel) or "")
+        for rel in index.tree.files_with_words((name,))))
 
 
 def _classes(index, quals: set[str]) -> list:
@@ -159,8 +204,7 @@ def run(st, out) -> bool:
     if not wanted:
         return False
     index = st.index
-    registered = registrations(index)
-    candidates = _structural_classes(st, wanted, registered)
+    candidates = _structural_classes(index, wanted)
     if not candidates:
         return False
     flow = st.receivers()
@@ -190,9 +234,8 @@ def run(st, out) -> bool:
     return found
 
 
-def _structural_classes(st, wanted: set[str], registered: set[str]) -> dict[str, set[str]]:
+def _structural_classes(index, wanted: set[str]) -> dict[str, set[str]]:
     """Structural classes whose tests may ask for one of ``wanted``: qualified name -> those names."""
-    index = st.index
     out: dict[str, set[str]] = {}
     for abc_name, dunders in _ONE_METHOD_ABCS.items():
         hit = wanted & set(dunders)
@@ -201,17 +244,24 @@ def _structural_classes(st, wanted: set[str], registered: set[str]) -> dict[str,
                 out[prefix + abc_name] = hit
             if abc_name == "PathLike":
                 out["os.PathLike"] = hit
+    for qual, names in index.once(f"{ID} tree's structural classes", lambda: _tree_structural(index)).items():
+        hit = names & wanted
+        if hit:
+            out[qual] = hit
+    return out
+
+
+def _tree_structural(index) -> dict[str, set[str]]:
+    """Every protocol or hooked class of the tree, with the names its tests look for."""
+    out: dict[str, set[str]] = {}
     words = ("Protocol", "__subclasshook__")
     for rel in index.tree.grep(lambda text: "Protocol" in text or "__subclasshook__" in text, words=words):
         mod = index.module(rel)
         if mod is None:
             continue
         for cls in mod.classes.values():
-            if structural(index, cls.qualname, registered) is None:
-                continue
-            hit = tested_names(index, cls.qualname) & wanted
-            if hit:
-                out[cls.qualname] = hit
+            if structural(index, cls.qualname) is not None:
+                out[cls.qualname] = tested_names(index, cls.qualname)
     return out
 
 

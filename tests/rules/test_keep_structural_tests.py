@@ -205,3 +205,44 @@ def test_near_miss_nominal_tests_still_drop(tmp_path, user):
     assert v.decision == "decouple" and "gamma" not in a.kept and not kept_by(a, "DC114")
     before, after, patched = run_both(tmp_path / "b", fs, PROBE)
     assert patched is not None and "gamma" not in patched and after == before
+
+
+SINKS = '''
+import abc
+
+
+class Sink(abc.ABC):
+    pass
+'''
+
+
+@pytest.mark.parametrize("user", [
+    pytest.param('''
+from .sinks import Sink as Drain
+
+
+def read(x):
+    Drain.register(type(x))
+    if isinstance(x, Drain):
+        return x.gamma
+    return None
+''', id="registered-through-an-alias"),
+    pytest.param('''
+from . import sinks
+
+
+def read(x):
+    sinks.Sink.register(type(x))
+    if isinstance(x, sinks.Sink):
+        return x.gamma
+    return None
+''', id="registered-through-the-module"),
+])
+def test_a_registration_spelt_through_another_name_is_found(tmp_path, user):
+    """The search for registrations skips, unparsed, a receiver whose last name is no class of the
+    tree and no alias of its file: an alias and a module path must still be found."""
+    fs = {"base.py": BASE, "child.py": CHILD, "sinks.py": SINKS, "user.py": user}
+    a, v = analyse(tmp_path / "a", fs)
+    assert v.decision == "decouple" and "gamma" in a.kept
+    before, after, patched = run_both(tmp_path / "b", fs, PROBE)
+    assert patched is not None and after == before == "3 6\n"
