@@ -114,7 +114,7 @@ class ModuleInfo:
     text: str
     is_package: bool
     # Module name -> the names ``from it import *`` binds (None: not a module of the tree); the index's.
-    exports_of: object = field(default=None, repr=False, compare=False)
+    star_binds: object = field(default=None, repr=False, compare=False)  # Exports.binds
 
     @cached_property
     def symbols(self):
@@ -292,7 +292,7 @@ class Index:
         # need, which stops it by raising OverBudget (parsing is most of what a run costs).
         self.meter = None
         self._once: dict[str, object] = {}
-        self.exports = star_imports.Exports(self)  # module name -> what ``from it import *`` binds
+        self.exports = star_imports.Exports(self)  # whether ``from M import *`` binds a name
 
     def once(self, key: str, compute):
         """``compute()``, once per run: a search of the whole tree that every class asks alike."""
@@ -318,7 +318,7 @@ class Index:
         except (SyntaxError, ValueError) as exc:
             self.syntax_errors[rel] = (getattr(exc, "lineno", None) or 1, str(getattr(exc, "msg", exc)))
             return None
-        return ModuleInfo(self.tree.module_name(rel), rel, tree, text, self.tree.is_package(rel), self.exports.of)
+        return ModuleInfo(self.tree.module_name(rel), rel, tree, text, self.tree.is_package(rel), self.exports.binds)
 
     def module_by_name(self, name: str) -> ModuleInfo | None:
         rel = self.tree.modules.get(name)

@@ -140,7 +140,7 @@ def patched_module(original: ModuleInfo, text: str) -> ModuleInfo | None:
         tree = ast.parse(text, filename=original.rel)
     except SyntaxError:
         return None
-    return ModuleInfo(original.name, original.rel, tree, text, original.is_package, original.exports_of)
+    return ModuleInfo(original.name, original.rel, tree, text, original.is_package, original.star_binds)
 
 
 def check_module(index: Index, group: list, after_text: str) -> list[tuple[str, str]]:

@@ -4,13 +4,23 @@ A star import binds the module's ``__all__`` when it gives it as a literal list 
 every top-level name not starting with ``_`` (its own star imports included). The importing
 module's own bindings win over a star, and a later star over an earlier one, as at run time.
 A computed ``__all__`` is read as if none were given: every public name (a superset).
+
+Whether a star import binds one name is asked of the modules it reaches, nearest first, and a
+module is parsed only when the name is a word of a file its star imports can reach (read from the
+text, ``from X import *`` found by a regex: a superset). A package that star-imports hundreds of
+modules (a model zoo's ``__init__``) is otherwise parsed whole to find a name bound nowhere in it.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 
 from .ast_util import child_blocks, is_block_statement, resolve_relative, walk
+
+# ``from X import *`` in a file's text, comments and strings included (a superset); a
+# backslash continuation may stand between the words.
+_STAR = re.compile(r"from[\s\\]+(\.*)([\w.]*)[\s\\]+import[\s\\]+\*")
 
 
 def star_modules(mod) -> list[str]:
@@ -21,11 +31,10 @@ def star_modules(mod) -> list[str]:
 
 def star_binding(mod, name: str) -> str | None:
     """The qualified name a star import of ``mod`` binds ``name`` to, unless ``mod`` binds it itself."""
-    if mod.exports_of is None or name in mod.imports or name in mod.own_names:
+    if mod.star_binds is None or name in mod.imports or name in mod.own_names:
         return None
     for base in reversed(mod.star_modules):
-        names = mod.exports_of(base) if base else None
-        if names is not None and name in names:
+        if base and mod.star_binds(base, name):
             return f"{base}.{name}"
     return None
 
@@ -46,35 +55,71 @@ def own_names(mod) -> set[str]:
     return out
 
 
-def exported(mod, stars: set[str]) -> set[str]:
-    """What ``from mod import *`` binds (``stars``: what ``mod``'s own star imports bind)."""
+def literal_all(mod) -> set[str] | None:
+    """The names of ``mod``'s ``__all__`` when a literal list or tuple gives them, else None."""
     for s in mod.tree.body:
         if isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in s.targets):
             if isinstance(s.value, (ast.List, ast.Tuple)) and all(
                     isinstance(e, ast.Constant) and isinstance(e.value, str) for e in s.value.elts):
                 return {e.value for e in s.value.elts}
             break
-    return {n for n in mod.own_names | set(mod.imports) | stars if not n.startswith("_")}
+    return None
 
 
 class Exports:
-    """Module name -> what a star import of it binds, for the modules of one index (None for one
-    outside the tree); each computed once, a cycle of star imports ended by what is known so far."""
+    """Whether ``from M import *`` binds a name, for the modules of one index (never for one
+    outside the tree); a cycle of star imports binds, along it, only what its other modules bind."""
 
     def __init__(self, index):
         self.index = index
-        self.known: dict[str, set[str] | None] = {}
+        self._reach: dict[str, frozenset[str]] = {}  # module -> files its star imports reach (text)
+        self._answers: dict[tuple[str, str], bool] = {}
 
-    def of(self, modname: str) -> set[str] | None:
-        if modname in self.known:
-            return self.known[modname]
-        self.known[modname] = set()
+    def binds(self, modname: str, name: str) -> bool:
+        key = (modname, name)
+        if key not in self._answers:
+            self._answers[key] = self._binds(modname, name, set())
+        return self._answers[key]
+
+    def _binds(self, modname: str, name: str, seen: set[str]) -> bool:
+        if modname in seen:
+            return False
+        seen.add(modname)
+        tree = self.index.tree
+        if tree.modules.get(modname) is None or not self._reach_of(modname) & set(tree.files_with_words((name,))):
+            return False  # outside the tree, or the name is no word of any file the star imports reach
         mod = self.index.module_by_name(modname)
         if mod is None:
-            self.known[modname] = None
-            return None
-        stars = set()
-        for base in mod.star_modules:
-            stars |= (self.of(base) if base else None) or set()
-        self.known[modname] = out = exported(mod, stars)
-        return out
+            return False
+        listed = literal_all(mod)
+        if listed is not None:
+            return name in listed
+        if name.startswith("_"):
+            return False
+        if name in mod.own_names or name in mod.imports:
+            return True
+        return any(self._binds(base, name, seen) for base in mod.star_modules if base)
+
+    def _reach_of(self, modname: str) -> frozenset[str]:
+        """The files of the tree that ``modname`` and, transitively, its star imports are, as read
+        from their text."""
+        if modname in self._reach:
+            return self._reach[modname]
+        tree = self.index.tree
+        out: set[str] = set()
+        todo = [modname]
+        while todo:
+            m = todo.pop()
+            rel = tree.modules.get(m)
+            if rel is None or rel in out:
+                continue
+            if m in self._reach and m != modname:
+                out |= self._reach[m]
+                continue
+            out.add(rel)
+            text = tree.searchable(rel) or ""
+            if "import" in text and "*" in text:
+                for dots, target in _STAR.findall(text):
+                    todo.append(resolve_relative(m, tree.is_package(rel), target or None, len(dots)))
+        self._reach[modname] = frozenset(out)
+        return self._reach[modname]

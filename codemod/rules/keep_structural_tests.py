@@ -47,7 +47,8 @@ from __future__ import annotations
 import ast
 import re
 
-from ..ast_util import dotted_name
+from ..ast_util import binding_count, dotted_name
+from ..index import enclosing
 from ..model import Evidence, Receiver
 
 ID = "DC114"
@@ -139,11 +140,22 @@ def _registrations(index) -> set[str]:
         mod = index.module(rel) if spelt else None
         if mod is None:
             continue
-        for receiver in sorted(spelt):
-            cls = index.resolve_class(mod.qualify(ast.parse(receiver, mode="eval").body))
+        for node in mod.attributes.get("register", ()):
+            receiver = dotted_name(node.value)
+            if receiver not in spelt or _local(mod, node, receiver.split(".", 1)[0]):
+                continue
+            cls = index.resolve_class(mod.qualify(node.value))
             if cls is not None:
                 out.add(cls.qualname)
     return out
+
+
+def _local(mod, node: ast.AST, name: str) -> bool:
+    """Whether ``name`` at ``node`` is a parameter or a variable of a function around it (``cls``
+    in a classmethod): not a module's name, so not one to resolve through its imports (which,
+    through star imports, can mean parsing a whole package to find it bound nowhere)."""
+    return any(binding_count(fn, name, imports=False) for fn in enclosing(mod, node)
+               if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
 
 
 def _registering(text: str) -> set[str]:
