@@ -92,7 +92,10 @@ def run_side(side: str, work: Path, import_root: Path | None, args, log) -> dict
            "--head-dim", str(args.head_dim), "--hidden-size", str(args.hidden_size), "--repeats", str(args.repeats)]
     t0 = time.time()
     with open(work / f"worker_{side}.log", "w") as fh:
-        proc = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, timeout=args.timeout)
+        try:
+            proc = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, timeout=args.timeout)
+        except subprocess.TimeoutExpired:
+            raise UsageError(f"the {side} run took more than --timeout {args.timeout}s (log: {work / f'worker_{side}.log'})") from None
     log(f"verify: {side}: exit {proc.returncode} in {time.time() - t0:.0f}s (log: {work / f'worker_{side}.log'})")
     result = work / f"result_{side}.json"
     if not result.exists():
@@ -289,7 +292,7 @@ def run_verify(root: str | None, out_dir: Path, args) -> int:
     log(f"verify: original {original}; patched copy at {work / 'patched_root'} with {', '.join(overlaid)}")
     orig_root = original.parent if root else None
     results = {}
-    for side in SIDES:
+    for side in SIDES[:args.sides]:
         results[side] = run_side(side, work, work / "patched_root" if side.startswith("patched") else orig_root, args, log)
     summary = compare(results, work)
     emitted = run_emitted_test(out_dir, work, {"original": orig_root, "patched": work / "patched_root"}, args, log)
@@ -349,3 +352,5 @@ def add_arguments(p) -> None:
     p.add_argument("--hidden-size", type=int, default=256)
     p.add_argument("--repeats", type=int, default=20, help="timed forward runs per side, after warm-up (default 20)")
     p.add_argument("--timeout", type=int, default=900, help="seconds allowed per side (default 900)")
+    p.add_argument("--sides", type=int, choices=(3, 4), default=4,
+                   help="kit runs, alternating: 3 = original, patched, original again (the spread); 4 adds patched again (default 4)")

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from codemod.gpu.record import assemble, memory_table
+from codemod.gpu.record import assemble, memory_table, summary
 from codemod.gpu.verify import render
 
 MiB = 1 << 20
@@ -83,3 +83,12 @@ def test_the_table_shows_each_construction_and_the_process():
     assert "| `TRTLLMHAAttnBackend`, first in the process | 936.40 -> 520.10 (-416.30) | 32.00 -> 0.00 (-32.00) |" in text
     assert "| `TRTLLMHAAttnBackend`, construction 3 | 552.25 -> 520.00 (-32.25) |" in text
     assert "**per process, EAGLE topk 1, 3 steps** |" in text and "(-128.00) |" in text
+
+
+def test_the_printed_summary_is_short_and_says_what_failed(tmp_path):
+    data = assemble({"original": ORIGINAL, "patched": PATCHED}, SUMMARY, tmp_path / "patch.diff", None, [])
+    text = summary(data)
+    assert len(text.splitlines()) <= 6 and text.startswith("verify: verified")
+    assert "per EAGLE process 928.25 MiB GPU + 128.00 MiB pinned" in text
+    bad = summary({**data, "ok": False, "checks": {"outputs_equal": False}})
+    assert bad.startswith("verify: NOT verified") and bad.endswith("failed checks: outputs_equal")
