@@ -16,8 +16,9 @@ How each figure is read, per construction (the object kept alive until it is rea
   the bytes asked for. Process RSS (psutil) cannot tell pinned pages from others, so it is
   not used.
 - ``reachable``: the bytes of the distinct tensor storages reachable from the object's
-  attributes, by device (cuda, pinned, cpu): a check that needs no allocator statistics, and
-  that also counts what the object shares through the buffer cache.
+  attributes (through SGLang and FlashInfer objects), by device (cuda, pinned, cpu): a check
+  that needs no allocator statistics. It also counts what the object shares (the buffer
+  cache, the runner's KV pools), so only its pinned figure compares with the deltas.
 """
 
 from __future__ import annotations
