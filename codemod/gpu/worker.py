@@ -192,10 +192,10 @@ class Worker(DraftPhases, LatencyPhases, MemoryPhases):
         cases = [c for c in all_cases if self.selected(c.name)]
         draft_build = lambda runner: self.tmb.TRTLLMHAAttnMultiStepDraftBackend(runner, TOPK, STEPS)  # noqa: E731
         for phase in (part(self.measure, "TRTLLMHAAttnBackend", all_cases[0], lambda runner: da.ATTENTION_BACKENDS[BACKEND](runner)),
-                      self.run_per_process,
                       part(self.run_eager, cases), part(self.run_cuda_graph, cases), part(self.run_latency, cases),
                       part(self.run_gpu_bound, all_cases),
                       part(self.measure, "TRTLLMHAAttnMultiStepDraftBackend", self.draft_case("draft_construction"), draft_build, draft=True),
+                      self.run_per_process,  # after the phases that must not see the EAGLE server args it publishes
                       self.run_draft_manual, self.run_draft_runners):  # manual before the runners: a failed capture can taint CUDA
             try:
                 phase()
