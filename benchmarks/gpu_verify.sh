@@ -7,8 +7,9 @@
 # (DECOUPLE_GPU_ARGS="--keep proven" bash benchmarks/gpu_verify.sh: the patch made with those options)
 # It decouples the SGLang the bundle installs (with --emit-tests: the patch carries SGLang's CUDA
 # test), runs `decouple verify` through tests/gpu (3 kit runs: original, patched, original again;
-# then the emitted test on both sides at once), copies verify.json, report.md, patch.diff, the
-# emitted test and the per-side results/logs to $OUT (or ./output/gpu) and prints a summary.
+# then the emitted test on both sides at once), writes verify.json, report.md, pytest.log and
+# details.tar.gz (patch, emitted test, per-side results and logs) to $OUT (or ./output/gpu) and
+# prints a summary.
 # About 6-7 minutes on a fresh H200; GPU_VERIFY_TIMEOUT (default 450 s) bounds the pytest run so
 # that the whole call stays under 8 minutes (DECOUPLE_GPU_SIDES=4 adds a second patched run).
 set -uo pipefail
@@ -26,17 +27,16 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 t0=$(date +%s)
 timeout "${GPU_VERIFY_TIMEOUT:-450}" python3 -m pytest tests/gpu -m gpu -q -s -p no:cacheprovider 2>&1 | tee "$DEST/pytest.log" | grep -v Warning | tail -25
 rc=${PIPESTATUS[0]}
+# A device call brings back at most 8 files from $OUT: verify.json, report.md and pytest.log as they
+# are, everything else (patch, emitted test, per-side results and logs) in details.tar.gz.
 V="$DECOUPLE_GPU_OUT"/verify
-cp "$DECOUPLE_GPU_OUT"/verify.json "$DECOUPLE_GPU_OUT"/report.md "$DECOUPLE_GPU_OUT"/patch.diff "$DEST"/ 2>/dev/null
-cp "$DECOUPLE_GPU_OUT"/files/test/registered/attention/unittest/dense/test_trtllm_mha_decoupled.py "$DEST"/ 2>/dev/null
-for s in original patched original_again patched_again; do
-  cp "$V"/result_$s.json "$DEST"/ 2>/dev/null
-  tail -c 20000 "$V"/worker_$s.log > "$DEST/worker_$s.log" 2>/dev/null || rm -f "$DEST/worker_$s.log"
-done
-for s in original patched; do
-  cp "$V"/emitted_$s.json "$DEST"/ 2>/dev/null
-  tail -c 20000 "$V"/emitted_$s.log > "$DEST/emitted_$s.log" 2>/dev/null || rm -f "$DEST/emitted_$s.log"
-done
+cp "$DECOUPLE_GPU_OUT"/verify.json "$DECOUPLE_GPU_OUT"/report.md "$DEST"/ 2>/dev/null
+D=/tmp/decouple-gpu-details; rm -rf "$D"; mkdir -p "$D"
+cp "$DECOUPLE_GPU_OUT"/patch.diff "$DECOUPLE_GPU_OUT"/report.json "$D"/ 2>/dev/null
+cp "$DECOUPLE_GPU_OUT"/files/test/registered/attention/unittest/dense/test_trtllm_mha_decoupled.py "$D"/ 2>/dev/null
+for f in "$V"/result_*.json "$V"/emitted_*.json; do [ -f "$f" ] && cp "$f" "$D"/; done
+for f in "$V"/worker_*.log "$V"/emitted_*.log; do [ -f "$f" ] && tail -c 200000 "$f" > "$D/$(basename "$f")"; done
+tar -czf "$DEST/details.tar.gz" -C "$D" . 2>/dev/null
 echo "---- summary ($(( $(date +%s) - t0 ))s for decouple + verify)"
 if [ -f "$DEST/verify.json" ]; then
   python3 -c 'import json,sys; from codemod.gpu.record import summary; print(summary(json.load(open(sys.argv[1]))))' "$DEST/verify.json"

@@ -295,6 +295,8 @@ def run_verify(root: str | None, out_dir: Path, args) -> int:
     for side in SIDES[:args.sides]:
         results[side] = run_side(side, work, work / "patched_root" if side.startswith("patched") else orig_root, args, log)
     summary = compare(results, work)
+    # Written now too, so that a run stopped during the emitted test still leaves the kit's results.
+    (out_dir / "verify.json").write_text(json.dumps(assemble(results, summary, out_dir / "patch.diff", None, overlaid), indent=2, default=str) + "\n")
     emitted = run_emitted_test(out_dir, work, {"original": orig_root, "patched": work / "patched_root"}, args, log)
     data = assemble(results, summary, out_dir / "patch.diff", emitted, overlaid)
     meta = data["meta"]

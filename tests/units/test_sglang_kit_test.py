@@ -7,6 +7,7 @@ test runs through ``codemod.gpu.run_test`` as ``decouple verify`` runs it.
 """
 
 import json
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -190,6 +191,12 @@ def test_the_emitted_file_is_formatted_and_pyflakes_clean(tmp_path):
     assert flakes.returncode == 0, flakes.stdout
     black = pytest.importorskip("black")
     assert black.format_str(text, mode=black.Mode()) == text
+    # Imports sorted as SGLang's isort settings sort them (sglang first-party), line length 88.
+    ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    if Path(ruff).exists():
+        lint = subprocess.run([ruff, "check", "--no-cache", "--select", "I,E,W,F", "--line-length", "88",
+                               "--config", 'lint.isort.known-first-party=["sglang"]', str(path)], capture_output=True, text=True)
+        assert lint.returncode == 0, lint.stdout
     assert "register_cuda_ci(" in text and "decouple 0.0" in text
 
 
