@@ -42,6 +42,7 @@ if [ -f "$DEST/verify.json" ]; then
   python3 -c 'import json,sys; from codemod.gpu.record import summary; print(summary(json.load(open(sys.argv[1]))))' "$DEST/verify.json"
 else
   echo "gpu_verify: no verify.json (see $DEST/pytest.log and the worker logs)"
+  [ "$rc" -eq 0 ] && rc=3  # the tests skipped (no CUDA, no SGLang): nothing was verified
 fi
 echo "gpu_verify rc=$rc"
 exit $rc
