@@ -27,7 +27,16 @@ import gc
 import statistics
 import time
 
-from .kit import CONSTRUCTIONS, STEPS, TOPK, _short
+from .kit import (
+    CAPTURE_BS,
+    CONSTRUCTIONS,
+    FLASHINFER_CLASSES,
+    OTHER_CLASSES,
+    STEPS,
+    TOPK,
+    _mro,
+    _short,
+)
 
 MiB = 1 << 20
 
@@ -105,7 +114,6 @@ class MemoryPhases:
         mc = da.TinyModelConfig(num_heads=case.num_heads, num_kv_heads=case.num_kv_heads, head_dim=self.args.head_dim,
                                 hidden_size=self.args.hidden_size, context_len=da.DEFAULT_MAX_CONTEXT_LEN,
                                 sliding_window_size=case.sliding_window_size)
-        from .kit import CAPTURE_BS
         runner = da.MockModelRunner(case=case, model_config=mc, dtype=da.DEFAULT_DTYPE, device="cuda",
                                     max_context_len=da.DEFAULT_MAX_CONTEXT_LEN, head_dim=self.args.head_dim,
                                     **(dict(disable_cuda_graph=False, runner_batch_size=CAPTURE_BS) if draft else {}))
@@ -114,7 +122,6 @@ class MemoryPhases:
 
     def measure(self, label, case, build, draft=False):
         """``build(runner)`` CONSTRUCTIONS times in an emptied buffer cache; the first and each later build."""
-        from .kit import FLASHINFER_CLASSES, OTHER_CLASSES, _mro
         t0 = time.time()
         rec = {"case": case.name, "buffer_cache_isolated": True}
         try:

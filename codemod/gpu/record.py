@@ -145,13 +145,13 @@ def summary(data: dict) -> str:
     def mib(fig, key):
         return "?" if not fig or fig.get(key) is None else f"{fig[key]:.2f}"
 
-    lines = [f"verify: {'verified' if data.get('ok') else 'NOT verified'}; patch sha256 {str(data.get('patch_sha256'))[:16]}; "
-             f"{data.get('gpu')}, torch {data.get('torch_version')}, FlashInfer {data.get('flashinfer_version')}",
-             f"kit: original {t.get('original')}, patched {t.get('patched')}; "
-             f"{data.get('outputs_bitwise_equal')}/{data.get('outputs_compared')} outputs bitwise equal",
-             f"memory saved: first TRTLLMHAAttnBackend {mib(first, 'gpu_mib')} MiB GPU + {mib(first, 'pinned_mib')} MiB pinned; later "
-             + (", ".join(f"{mib(f, 'gpu_mib')}+{mib(f, 'pinned_mib')}" for f in m.get("later") or []) or "?")
-             + f"; per EAGLE process {mib(pp, 'gpu_mib')} MiB GPU + {mib(pp, 'pinned_mib')} MiB pinned",
+    lines = [(f"verify: {'verified' if data.get('ok') else 'NOT verified'}; patch sha256 {str(data.get('patch_sha256'))[:16]}; "
+              f"{data.get('gpu')}, torch {data.get('torch_version')}, FlashInfer {data.get('flashinfer_version')}"),
+             (f"kit: original {t.get('original')}, patched {t.get('patched')}; "
+              f"{data.get('outputs_bitwise_equal')}/{data.get('outputs_compared')} outputs bitwise equal"),
+             (f"memory saved: first TRTLLMHAAttnBackend {mib(first, 'gpu_mib')} MiB GPU + {mib(first, 'pinned_mib')} MiB pinned; later "
+              + (", ".join(f"{mib(f, 'gpu_mib')}+{mib(f, 'pinned_mib')}" for f in m.get("later") or []) or "?")
+              + f"; per EAGLE process {mib(pp, 'gpu_mib')} MiB GPU + {mib(pp, 'pinned_mib')} MiB pinned"),
              "latency patched/original: " + (", ".join(f"{k} {v['ratio']:.3f}x" for k, v in (data.get("latency_summary") or {}).items()) or "?"),
              (f"emitted test: {'as expected' if e.get('as_expected') else 'NOT as expected'}; failing on the original: "
               f"{', '.join(e.get('fails_on_original') or []) or 'none'}; patched: "
