@@ -118,7 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--analyse-only", action="store_true", help="write the report only, no patch")
     p.add_argument("--emit-tests", action="store_true",
                    help="also add a test file to the target tree (beside its own tests) that pins the result: "
-                        "the bases, no parent-only objects built, every kept member still defined")
+                        "the bases, no parent-only objects built, every kept member still defined (for SGLang's "
+                        "TRTLLM MHA backends: a CUDA test on SGLang's attention kit, under test/registered/attention/)")
     p.add_argument("--all-uses", action="store_true",
                    help="list every use elsewhere in the tree of each kept member as evidence, not only the first "
                         "found (slower; the kept members are the same)")
@@ -181,8 +182,10 @@ def build_verify_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="decouple verify",
         description="Run SGLang's own attention kit on the original and the patched sources on a CUDA GPU, "
-                    "each in a fresh process, and compare outputs, GPU memory at construction and latency. "
-                    "Needs a previous `decouple --output DIR` run.",
+                    "each in a fresh process, and compare outputs, GPU and pinned host memory (the first construction "
+                    "in a process, each later one, one EAGLE process's backends) and latency; then run the SGLang "
+                    "test that --emit-tests writes on both sides. Writes DIR/verify.json (with the patch's sha256) "
+                    "and DIR/report.md. Needs a previous `decouple --output DIR` run.",
     )
     add_arguments(p)
     return p

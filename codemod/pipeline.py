@@ -203,14 +203,19 @@ def build_patches(index: Index, candidates: list[ClassAnalysis], markers: bool =
 
 
 def regression_tests(tree: Tree, decoupled: list[ClassAnalysis], patches: list[ModulePatch]) -> list[ModulePatch]:
-    """``--emit-tests``: one new test file per patched module, as a patch that creates it."""
+    """``--emit-tests``: one new test file per patched module, as a patch that creates it (for SGLang's
+    TRTLLM MHA backends, the CUDA test on its attention kit that ``codemod.gpu.sglang_test`` writes)."""
+    from .gpu import sglang_test
     from .version import __version__
     from .regression import render
 
     out = []
     for p in patches:
         group = [a for a in decoupled if a.cls.file == p.rel]
-        rel, text = render(tree.root, group, {p.rel: p.after}, __version__)
+        if sglang_test.applies(tree.root, p.rel, [a.cls.name for a in group]):
+            rel, text = sglang_test.render(__version__)  # SGLang's own kind of test: it runs the attention kit on CUDA
+        else:
+            rel, text = render(tree.root, group, {p.rel: p.after}, __version__)
         if (tree.root / rel).exists():
             raise UsageError(f"--emit-tests: {rel} already exists under ROOT; remove it or run without --emit-tests")
         out.append(ModulePatch(rel, None, text, {}))

@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from ..errors import UsageError
+from .record import assemble, emitted_outcome
 
 # In this order: original and patched alternate, so drift of the machine over the run shows
 # as a gap between the two original runs (the spread) instead of as a difference of the sides.
@@ -73,18 +74,28 @@ def build_patched_root(original: Path, files: Path, dest: Path) -> list[str]:
     return overlaid
 
 
-def run_side(side: str, work: Path, import_root: Path | None, args, log) -> dict:
+def side_env(import_root: Path | None) -> dict:
+    """This environment with the side's sglang first on the path (and this package after it)."""
     env = dict(os.environ)
-    here = str(Path(__file__).resolve().parents[1])
+    here = str(Path(__file__).resolve().parents[2])
     paths = ([str(import_root)] if import_root else []) + [here] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
     env["PYTHONPATH"] = os.pathsep.join(paths)
     env.pop("SGLANG_SRC", None)
     env["PYTHONUNBUFFERED"] = "1"
+    env.setdefault("SGLANG_TEST_MAX_RETRY", "0")  # a failing test on the original side is a result, not a flake
+    return env
+
+
+def run_side(side: str, work: Path, import_root: Path | None, args, log) -> dict:
+    env = side_env(import_root)
     cmd = [sys.executable, "-m", "codemod.gpu.worker", "--side", side, "--out", str(work),
            "--head-dim", str(args.head_dim), "--hidden-size", str(args.hidden_size), "--repeats", str(args.repeats)]
     t0 = time.time()
     with open(work / f"worker_{side}.log", "w") as fh:
-        proc = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, timeout=args.timeout)
+        try:
+            proc = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, timeout=args.timeout)
+        except subprocess.TimeoutExpired:
+            raise UsageError(f"the {side} run took more than --timeout {args.timeout}s (log: {work / f'worker_{side}.log'})") from None
     log(f"verify: {side}: exit {proc.returncode} in {time.time() - t0:.0f}s (log: {work / f'worker_{side}.log'})")
     result = work / f"result_{side}.json"
     if not result.exists():
@@ -213,9 +224,55 @@ def render(summary: dict, meta: dict) -> str:
         verdict = (f"{g['ratio']:.3f}x" if g.get("ratio_is_a_result")
                    else f"not a result: the original's two runs differ by {g.get('spread', float('nan')):.1%}, over {SPREAD_LIMIT:.0%}")
         lines.append(f"| GPU-bound `{g['case']}` (CUDA-graph replay, ms; {runs}) | patched / original: {verdict} | |")
+    lines += memory_lines(summary.get("memory") or {}) + emitted_lines(summary.get("emitted_test"))
+    if summary.get("patch_sha256"):
+        lines.append(f"\nPatch verified: `patch.diff` sha256 `{summary['patch_sha256']}`; FlashInfer {summary.get('flashinfer_version')}, "
+                     f"torch {summary.get('torch_version')}, SGLang {summary.get('sglang_version')}, {summary.get('gpu')}.")
     lines.append("")
     lines.append("**verified**" if summary["ok"] else "**not verified**: " + ", ".join(k for k, v in summary["checks"].items() if not v))
     return "\n".join(lines) + "\n"
+
+
+def _cell(fig: dict, key: str) -> str:
+    o, p, d = fig["original"].get(key), fig["patched"].get(key), fig.get(key)
+    if o is None or p is None:
+        return "not measured"
+    return f"{o:.2f} -> {p:.2f} ({-d:+.2f})"
+
+
+def memory_lines(memory: dict) -> list[str]:
+    """MiB, original -> patched (change): the first construction in a process, each later one, one EAGLE process."""
+    rows = []
+    for cls, table in (memory.get("classes") or {}).items():
+        for fig in ([table["first"]] if table.get("first") else []) + list(table.get("later") or []):
+            which = "first in the process" if fig["construction"] == 1 else f"construction {fig['construction']}"
+            rows.append(f"| `{cls}`, {which} | {_cell(fig, 'gpu_mib')} | {_cell(fig, 'pinned_mib')} |")
+    pp = memory.get("per_process") or {}
+    for part in pp.get("parts") or []:
+        rows.append(f"| per process: {part['role']} (`{part['class']}`) | {_cell(part, 'gpu_mib')} | {_cell(part, 'pinned_mib')} |")
+    if "original" in pp:
+        rows.append(f"| **per process, {pp.get('config')}** | {_cell(pp, 'gpu_mib')} | {_cell(pp, 'pinned_mib')} |")
+    if not rows:
+        return []
+    return ["", "| memory, MiB: original -> patched (change) | GPU | pinned host |", "|---|---|---|", *rows,
+            f"\nPinned host memory read from {memory.get('pinned_method') or 'nowhere (not measured)'}."]
+
+
+def emitted_lines(emitted: dict | None) -> list[str]:
+    if not emitted:
+        return []
+    def side(s):
+        st = emitted[s]
+        if st.get("load_error"):
+            return "did not load"
+        counts = {}
+        for v in st["tests"].values():
+            counts[v] = counts.get(v, 0) + 1
+        return ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+    verdict = "as expected" if emitted["as_expected"] else "NOT as expected"
+    fails = ", ".join(f"`{n}`" for n in emitted["fails_on_original"]) or "none"
+    return [f"\nThe SGLang test (`{Path(emitted['file'] or '?').name}`, {emitted['source']}): original {side('original')}; "
+            f"patched {side('patched')}; {verdict} (failing on the original: {fails})."]
 
 
 def run_verify(root: str | None, out_dir: Path, args) -> int:
@@ -235,20 +292,59 @@ def run_verify(root: str | None, out_dir: Path, args) -> int:
     log(f"verify: original {original}; patched copy at {work / 'patched_root'} with {', '.join(overlaid)}")
     orig_root = original.parent if root else None
     results = {}
-    for side in SIDES:
+    for side in SIDES[:args.sides]:
         results[side] = run_side(side, work, work / "patched_root" if side.startswith("patched") else orig_root, args, log)
     summary = compare(results, work)
-    meta = {k: results["original"].get(k) for k in ("device", "torch", "sglang_file")}
-    meta["patched_sglang_file"] = results["patched"].get("sglang_file")
-    data = {"meta": meta, "overlaid": overlaid, **summary}
+    # Written now too, so that a run stopped during the emitted test still leaves the kit's results.
+    (out_dir / "verify.json").write_text(json.dumps(assemble(results, summary, out_dir / "patch.diff", None, overlaid), indent=2, default=str) + "\n")
+    emitted = run_emitted_test(out_dir, work, {"original": orig_root, "patched": work / "patched_root"}, args, log)
+    data = assemble(results, summary, out_dir / "patch.diff", emitted, overlaid)
+    meta = data["meta"]
     (out_dir / "verify.json").write_text(json.dumps(data, indent=2, default=str) + "\n")
     # report.md again, from report.json, with the measurements folded into Why and How tested.
     from ..report_md import render_md
 
     rep = json.loads(report_path.read_text())
-    (out_dir / "report.md").write_text(render_md(rep, verify=data) + "\n" + render(summary, meta))
-    log(f"verify: {'verified' if summary['ok'] else 'NOT verified'}; see {out_dir / 'verify.json'}")
-    return 0 if summary["ok"] else 1
+    (out_dir / "report.md").write_text(render_md(rep, verify=data) + "\n" + render(data, meta))
+    log(f"verify: {'verified' if data['ok'] else 'NOT verified'}; see {out_dir / 'verify.json'}")
+    return 0 if data["ok"] else 1
+
+
+def emitted_test_file(out_dir: Path, work: Path) -> tuple[Path, str]:
+    """The SGLang test the run wrote with --emit-tests, else the same template rendered here."""
+    from ..version import __version__
+    from .sglang_test import TEST_PATH, render as render_test
+
+    written = out_dir / "files" / TEST_PATH
+    if written.exists():
+        return written, "--emit-tests"
+    path = work / "emitted" / Path(TEST_PATH).name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_test(__version__)[1])
+    return path, "rendered by verify (the run had no --emit-tests)"
+
+
+def run_emitted_test(out_dir: Path, work: Path, roots: dict, args, log) -> dict:
+    """The emitted test on both sides at once (each in its own process; the kernels are compiled by then)."""
+    from .sglang_test import CONSTRUCTION_TESTS, KIT_TESTS
+
+    path, source = emitted_test_file(out_dir, work)
+    procs, t0 = {}, time.time()
+    for side, root in roots.items():
+        cmd = [sys.executable, "-m", "codemod.gpu.run_test", str(path), "--out", str(work / f"emitted_{side}.json")]
+        with open(work / f"emitted_{side}.log", "w") as fh:
+            procs[side] = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=side_env(root))
+    runs = {}
+    for side, proc in procs.items():
+        try:
+            proc.wait(timeout=max(1, args.timeout - (time.time() - t0)))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        res = work / f"emitted_{side}.json"
+        runs[side] = json.loads(res.read_text()) if res.exists() else {"load_error": f"no result (exit {proc.returncode})"}
+        log(f"verify: emitted test, {side}: {runs[side].get('tally') or runs[side].get('load_error')}")
+    return emitted_outcome(path, source, runs["original"], runs["patched"], CONSTRUCTION_TESTS, KIT_TESTS)
 
 
 def add_arguments(p) -> None:
@@ -258,3 +354,5 @@ def add_arguments(p) -> None:
     p.add_argument("--hidden-size", type=int, default=256)
     p.add_argument("--repeats", type=int, default=20, help="timed forward runs per side, after warm-up (default 20)")
     p.add_argument("--timeout", type=int, default=900, help="seconds allowed per side (default 900)")
+    p.add_argument("--sides", type=int, choices=(3, 4), default=4,
+                   help="kit runs, alternating: 3 = original, patched, original again (the spread); 4 adds patched again (default 4)")

@@ -12,8 +12,9 @@ sys.path finds first (``sglang.__file__`` asserted and recorded, plus the sha256
    FlashInferMultiStepDraftBackend and the two TRTLLM backends are counted under "other_objects".
 2. ``ATTENTION_BACKENDS["trtllm_mha"](runner)`` and ``TRTLLMHAAttnMultiStepDraftBackend(runner, 1, 3)`` (runner set up
    by the kit's ``_configure_runner_for_eagle_draft``) are built 3 times each, with get_buffer's named-buffer cache
-   emptied before (restored after) so the FIRST build pays for its workspaces: allocated_bytes and peak_bytes are its
-   memory_allocated / max_memory_allocated increases, *_all and later_differ cover the others.
+   emptied before (restored after) so the FIRST build pays for its workspaces; each build's GPU (allocated, peak,
+   reserved) and pinned host memory are recorded apart (``memory.py`` says how each is read). Then one EAGLE process's
+   set (target, draft extend, draft decode), all alive at once: "per_process".
 3. Each case of ``make_dense_cases("trtllm_mha")`` eagerly vs the kit reference (DENSE_ATOL/RTOL), then the kit's
    CUDA-graph decode runner on the decode cases (replay output kept).
 4. Latency (``latency.py``): ``run_dense_fixture_eager`` (metadata + forward) for one decode and one extend case
@@ -36,7 +37,6 @@ import gc
 import hashlib
 import json
 import re
-import statistics
 import sys
 import time
 import traceback
@@ -45,19 +45,17 @@ from pathlib import Path
 
 from .draft import DraftPhases
 from .latency import LatencyPhases
-from .kit import (
-    BACKEND, CAPTURE_BS, CONSTRUCTIONS, FLASHINFER_CLASSES, OTHER_CLASSES, STEPS, TOPK, ObjectCounter,
-    _KitTestCase, _mro, _short,
-)
+from .memory import MemoryPhases
+from .kit import BACKEND, FLASHINFER_CLASSES, OTHER_CLASSES, STEPS, TOPK, ObjectCounter, _KitTestCase, _short
 
 
-class Worker(DraftPhases, LatencyPhases):
+class Worker(DraftPhases, LatencyPhases, MemoryPhases):
     def __init__(self, args, out: Path):
         self.args, self.out, self.side = args, out, args.side
         self.outputs, self.seen_errors, self.counter, self.tc = {}, set(), ObjectCounter(), _KitTestCase()
         self.counts = {"passed": 0, "failed": 0, "skipped": 0}
         self.sdr = self.sdr_error = self.torch = None
-        self.result = {"side": self.side, "sglang_file": None, "torch": None, "device": None, "args": vars(args), "modules": {},
+        self.result = {"side": self.side, "sglang_file": None, "torch": None, "device": None, "flashinfer": None, "args": vars(args), "modules": {},
                        "wrapped_classes": [], "absent_classes": [], "construction": {}, "cases": [], "latency": {}, "errors": []}
 
     def flush(self):
@@ -123,6 +121,12 @@ class Worker(DraftPhases, LatencyPhases):
             import flashinfer
         except Exception:  # noqa: BLE001
             flashinfer = None
+        self.result["flashinfer"] = getattr(flashinfer, "__version__", None)
+        try:
+            import importlib.metadata
+            self.result["sglang"] = importlib.metadata.version("sglang")
+        except Exception:  # noqa: BLE001 - a source tree without metadata
+            self.result["sglang"] = None
         mods = {"flashinfer_backend": fib, "trtllm_mha_backend": tmb}
         todo = [(n, getattr(fib, n, None) or getattr(flashinfer, n, None)) for n in FLASHINFER_CLASSES]
         for name, cls in todo + [(n, getattr(mods[m], n, None)) for m, n in OTHER_CLASSES]:
@@ -136,64 +140,6 @@ class Worker(DraftPhases, LatencyPhases):
         except Exception as e:  # noqa: BLE001 - the draft-runner cases are then skipped with this reason
             self.sdr_error = _short(e)
             self.error("import speculative_draft_runner", e)
-
-    def measure(self, label, case, build, draft=False):
-        torch, da, t0 = self.torch, self.da, time.time()
-        rec = {"case": case.name, "buffer_cache_isolated": True}
-        try:  # the runner as run_dense_kit.backend_memory_delta / the kit's draft fixture builds it
-            mc = da.TinyModelConfig(num_heads=case.num_heads, num_kv_heads=case.num_kv_heads, head_dim=self.args.head_dim,
-                                    hidden_size=self.args.hidden_size, context_len=da.DEFAULT_MAX_CONTEXT_LEN,
-                                    sliding_window_size=case.sliding_window_size)
-            runner = da.MockModelRunner(case=case, model_config=mc, dtype=da.DEFAULT_DTYPE, device="cuda",
-                                        max_context_len=da.DEFAULT_MAX_CONTEXT_LEN, head_dim=self.args.head_dim,
-                                        **(dict(disable_cuda_graph=False, runner_batch_size=CAPTURE_BS) if draft else {}))
-            if draft:
-                rec["spec_setup"] = self.configure_draft(runner, case)
-            from sglang.srt import runtime_context as rc
-            buffers = rc._CONTEXT.resources.buffers  # get_buffer's name -> buffer cache
-        except Exception as e:  # noqa: BLE001
-            self.error(f"construction/{label}", e)
-            self.result["construction"][label] = dict(rec, error=_short(e))
-            return
-        saved, allocs, peaks, secs = dict(buffers), [], [], []
-        buffers.clear()
-        try:
-            for k in range(CONSTRUCTIONS):
-                gc.collect()
-                torch.cuda.empty_cache()
-                torch.cuda.synchronize()
-                keys, snap, m0 = set(buffers), self.counter.snapshot(), torch.cuda.memory_allocated()
-                torch.cuda.reset_peak_memory_stats()
-                t1 = time.perf_counter()
-                obj = build(runner)
-                torch.cuda.synchronize()
-                secs.append(time.perf_counter() - t1)
-                allocs.append(torch.cuda.memory_allocated() - m0)
-                peaks.append(torch.cuda.max_memory_allocated() - m0)
-                if k == 0:
-                    flat, detail = self.counter.delta(snap, FLASHINFER_CLASSES)
-                    children = list(getattr(obj, "attn_backends", None) or [])
-                    rec.update(flashinfer_objects=flat, flashinfer_objects_detail=detail, class_mro=_mro(type(obj)),
-                               other_objects=self.counter.delta(snap, [n for _, n in OTHER_CLASSES])[1],
-                               buffers_created={n: int(getattr(buffers[n], "nbytes", 0) or 0) for n in set(buffers) - keys},
-                               **(dict(children=[type(c).__name__ for c in children], child_class_mro=_mro(type(children[0])))
-                                  if children else {}))
-                del obj
-        except Exception as e:  # noqa: BLE001
-            self.error(f"construction/{label}", e)
-            rec["error"] = _short(e)
-        finally:
-            buffers.clear()
-            buffers.update(saved)
-            gc.collect()
-            torch.cuda.empty_cache()
-        if allocs:
-            rec.update(allocated_bytes=allocs[0], peak_bytes=peaks[0], allocated_bytes_all=allocs, peak_bytes_all=peaks,
-                       later_differ=any(a != allocs[0] for a in allocs[1:]), seconds_median=statistics.median(secs), seconds_all=secs)
-            print(f"[{self.side}] construction {label}: {allocs[0] / 2**20:.1f} MiB allocated, peak +{peaks[0] / 2**20:.1f} MiB, "
-                  f"{rec['seconds_median'] * 1e3:.1f} ms median, {sum(rec['flashinfer_objects'].values())} FlashInfer objects "
-                  f"({time.time() - t0:.1f}s)", flush=True)
-        self.result["construction"][label] = rec
 
     def run_eager(self, cases):
         da, torch = self.da, self.torch
@@ -249,6 +195,7 @@ class Worker(DraftPhases, LatencyPhases):
                       part(self.run_eager, cases), part(self.run_cuda_graph, cases), part(self.run_latency, cases),
                       part(self.run_gpu_bound, all_cases),
                       part(self.measure, "TRTLLMHAAttnMultiStepDraftBackend", self.draft_case("draft_construction"), draft_build, draft=True),
+                      self.run_per_process,  # after the phases that must not see the EAGLE server args it publishes
                       self.run_draft_manual, self.run_draft_runners):  # manual before the runners: a failed capture can taint CUDA
             try:
                 phase()
