@@ -6,11 +6,15 @@ Generic[R])``) or the class names the parent with a subscript (``class UserRepo(
 works out what the class's bases must say so that its ``__parameters__`` (what ``C[...]``
 accepts) and its MRO stay what they were:
 
-* the class names the parent plainly (``class Request(Put)``): each such base is written as the
-  parent wrote it, subscript and all, an annotation string (``'Put'``) kept verbatim (the import
-  rule imports the name it spells). The parent's type variables then become the class's: it is
-  generic where the parent was (``Request[X]`` is accepted where ``Generic`` refused it; its
-  ``__orig_bases__`` read the same as before, through the parent). That is noted, not refused;
+* the class names the parent plainly (``class Request(Put)``): the class is not generic (its
+  ``__parameters__`` are empty, ``Request[X]`` raises), and stays so: each such base is written as
+  the parent wrote it, but for the parent's type variables, which become ``typing.Any``
+  (``Mapping[str, T]`` gives ``Mapping[str, Any]``); an annotation string (``'Put'``) is kept
+  verbatim (the import rule imports the name it spells). A ``Generic[...]`` of the parent's
+  variables would be ``Generic[Any]``, which is no base: it is left out where another base keeps
+  ``Generic`` in the MRO, at the place it had (a class of the tree deriving from it, or one of
+  typing's aliases, ``ContextManager[...]``, whose ``__mro_entries__`` add it), so that
+  ``isinstance(c, Generic)``, ``__class_getitem__`` and ``__parameters__`` read as before;
 * the class subscripts the parent (``class UserRepo(Repo[User])``): the parent's type parameters
   (those of its ``Generic[...]``, else its type variables in order of appearance) are replaced by
   the class's arguments (``class Repo(Base[T])`` gives ``class UserRepo(Base[User])``). A
@@ -19,27 +23,30 @@ accepts) and its MRO stay what they were:
 
 Each name of a subscript is imported, or aliased when the class's module binds it otherwise
 (DC608). Refused: a ``Generic[...]`` whose leaving would take ``Generic`` out of the MRO
-(``class Box(Generic[T])``, ``class IntBox(Box[int])``) or would leave some of the class's own
-type variables behind; a type argument count that is not the parent's parameter count; a name
-in a subscript the class substitutes into whose kind (type variable or not) the tree does not
-tell; ``ParamSpec``, ``TypeVarTuple`` and ``Protocol[...]``; a generic parent with ``--base``
-above it; a class that adds a subscripted base of its own to a generic parent.
+(``class Box(Generic[T])``, then ``class IntBox(Box[int])`` or ``class AnyBox(Box)``) or would
+leave some of the class's own type variables behind; a type argument count that is not the
+parent's parameter count; a name in a subscript the class substitutes into (or, for a plainly
+named parent, carries over) whose kind (type variable or not) the tree does not tell;
+``ParamSpec``, ``TypeVarTuple`` and ``Protocol[...]``; a generic parent with ``--base`` above
+it; a class that adds a subscripted base of its own to a generic parent.
 
 ## Why
 ``class Request(Event, ContextManager, Generic)`` does not build (``Cannot inherit from plain
-Generic``), and ``class UserRepo(Base[T])`` would make a class generic that its parent had
-fixed: the arguments belong to the parent's parameters.
+Generic``); ``class UserRepo(Base[T])`` would make a class generic that its parent had fixed
+(the arguments belong to the parent's parameters), and so would ``class Request(Event,
+ContextManager['Put'], Generic[R])`` for a class that names ``Put`` bare (``Request[int]``
+would be accepted, ``Request.__parameters__`` would change).
 
 ## Known problems
 A type variable imported from outside the tree is not recognised (only ``typing.AnyStr`` is):
-where the class substitutes into such a subscript, the run refuses. A class generic in new type
-variables is accepted (see above); ``mypy --disallow-any-generics`` then asks for arguments
-where the class is named bare.
+where the parent has no ``Generic[...]`` that lists its variables, the run refuses. The class's
+own ``__orig_bases__`` (``typing.get_original_bases``) now read its new bases, where they read
+the parent's (``Mapping[str, Any]`` for ``Mapping[str, T]``): noted, not refused.
 
 ## Fix safety
-Where it carries: C's MRO is P's minus P (DC701 checks it), and ``C.__parameters__`` are what
-they were, but for the type variables C takes from a plainly named P, noted. Otherwise no patch
-is written (exit 3), with this reason.
+Where it carries: C's MRO is P's minus P (DC701 checks it, typing's aliases modelled as adding
+``Generic``), and ``C.__parameters__`` are what they were. Otherwise no patch is written
+(exit 3), with this reason.
 """
 
 from __future__ import annotations
