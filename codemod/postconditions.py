@@ -20,7 +20,7 @@ import ast
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .ast_util import first_param, setters, walk
+from .ast_util import first_param, mangled, setters, walk
 from .index import ClassInfo, Index, ModuleInfo, _self_attr_targets
 from .rules.unsafe_dataclass_parent import generated_init
 from .rules.unsafe_generic_base import _GENERIC, typing_alias
@@ -248,8 +248,7 @@ class Construction:
                 for t in targets:
                     for attr in _self_attr_targets(t, sn):
                         # Python stores a private name as the class it is written in mangles it.
-                        private = attr.attr.startswith("__") and not attr.attr.endswith("__") and owner.name.strip("_")
-                        self.store(f"_{owner.name.lstrip('_')}{attr.attr}" if private else attr.attr)
+                        self.store(mangled(owner.name, attr.attr))
             elif isinstance(node, ast.Call):
                 self.call(i, owner, node, sn)
 
