@@ -65,9 +65,9 @@ def test_a_parent_with_a_subscripted_generic_among_its_bases_keeps_the_bases_its
     assert 'class Child(Event, ContextManager["Parent"]):' in patched
     assert "from .base import Event, Parent" in patched and "from typing import ContextManager\n" in patched
     assert before == after and "'Generic'" in before and "\n[]\n" in before, (before, after)
-    a, v = analyse(tmp_path / "again", files)
-    assert hazards_of(a, "DC304") == ["Child names Parent plainly, so R is Any in the bases it takes over and it stays non-generic; "
-                                      "only its __orig_bases__ read otherwise"]
+    a, _ = analyse(tmp_path / "again", files)
+    assert hazards_of(a, "DC304") == [("Child names Parent plainly, so R is Any in the bases it takes over and it stays non-generic; "
+                                       "only its __orig_bases__ read otherwise")]
 
 
 REPOSITORY = """
