@@ -7,7 +7,7 @@ bare stays non-generic: the parent's type variables are ``Any`` in the bases it 
 """
 
 import pytest
-from ruletools import analyse, hazards_of, patch, run_both
+from ruletools import analyse, hazards_of, run_both
 
 PROBE = """
 import typing
