@@ -11,11 +11,13 @@ parent mangled them (``__x`` as ``_P__x``). A name the class annotates itself is
 annotation was the one read. The names an annotation reads are imported as moved code's are
 (DC607, aliased by DC608 where the class's module binds them otherwise).
 
-Refused: a class with a class decorator or a ``metaclass=`` keyword, when there is such an
-annotation to declare (``@dataclass`` and model metaclasses read the class's own
-``__annotations__``, where the declarations would be new fields); an annotation that reads a
-name of the parent's class body (a nested class, a class attribute), which the class body does
-not bind; an annotation whose target is no plain name (``self.x: int`` at class level).
+Refused, when there is such an annotation, where something may read the class's own
+``__annotations__`` while it is built (the declarations would be new fields there): a class
+decorator (``@dataclass``) or ``metaclass=`` keyword of its own; a class staying in its MRO with
+a metaclass or ``__init_subclass__``; a staying class from outside the tree and the standard
+library (a model base, an ORM's declarative base), or ``NamedTuple``/``TypedDict``. Refused too:
+an annotation that reads a name of the parent's class body (a nested class, a class attribute),
+which the class body does not bind; an annotation whose target is no plain name.
 
 ## Why
 A ``@dataclass`` subclass, a serializer or a dependency injector that walks the MRO's
@@ -80,9 +82,8 @@ def check(st) -> None:
         return
     names = ", ".join(ast.unparse(s.target) for s, _ in found)
     where = f"{'/'.join(c.name for c in a.chain)} annotate{'s' if len(a.chain) == 1 else ''} {names} at class level"
-    node = a.cls.node
-    if node.decorator_list or any(k.arg == "metaclass" for k in node.keywords):
-        how = f"@{ast.unparse(node.decorator_list[0])}" if node.decorator_list else "its metaclass"
+    how = _own_annotations_reader(st)
+    if how:
         a.unsafe.append(Hazard(a.cls.file, a.cls.line, f"{where}, which get_type_hints({a.cls.name}) reads; declaring them on "
                                f"{a.cls.name} would change its own __annotations__, which {how} may read", rule=ID))
         return
@@ -97,6 +98,34 @@ def check(st) -> None:
             a.unsafe.append(Hazard(owner.module.rel, s.lineno, f"{owner.name}'s annotation of {s.target.id} reads "
                                    f"{', '.join(sorted(inner))} of its own class body, which {a.cls.name}'s does not bind", rule=ID))
             return
+
+
+def _own_annotations_reader(st) -> str:
+    """What may read C's own ``__annotations__`` while C is built: C's decorator or ``metaclass=``,
+    a staying class of the tree with a metaclass or ``__init_subclass__``, or a staying class
+    from outside the tree and the standard library (a model base: pydantic's, an ORM's); "" if none."""
+    a, index = st.a, st.index
+    node = a.cls.node
+    if node.decorator_list:
+        return f"@{ast.unparse(node.decorator_list[0])}"
+    if any(k.arg == "metaclass" for k in node.keywords):
+        return "its metaclass"
+    for c in st.staying_classes():
+        if any(k.arg == "metaclass" for k in c.node.keywords) or "__init_subclass__" in c.methods:
+            return f"{c.name}'s metaclass or __init_subclass__"
+    for root in st.staying_roots():
+        top = index.resolve_class(root)
+        for q in ([root] + index.ancestors(top)) if top is not None else [root]:
+            module = q.rpartition(".")[0]
+            if index.resolve_class(q) is None and q != "object" and (module not in _STDLIB or q.rpartition(".")[2] in _READERS):
+                return f"{q}, from outside the tree,"
+    return ""
+
+
+# Modules whose classes do not read a subclass's annotations while it is built.
+_STDLIB = {"", "builtins", "typing", "typing_extensions", "abc", "collections", "collections.abc", "contextlib",
+           "numbers", "io", "os", "pathlib", "threading", "logging", "json", "types", "functools", "itertools"}
+_READERS = {"NamedTuple", "TypedDict"}  # of typing's: they make fields of the annotations
 
 
 def nodes(a) -> list[ast.AnnAssign]:

@@ -273,3 +273,17 @@ def test_an_annotation_bound_only_for_type_checkers_is_refused_at_run_time(tmp_p
     deferred = {"base.py": base, "child.py": "from __future__ import annotations\n" + dedent(PROPERTY_CHILD.format(shadow=""))}
     before, after, patched = run_both(tmp_path / "deferred", deferred, "from pkg.child import Child\nprint(Child(3).total())\n")
     assert "    price: Decimal\n" in patched and "if TYPE_CHECKING:\n    from decimal import Decimal" in patched and before == after
+
+
+@pytest.mark.parametrize("base, reader", [
+    pytest.param("class Base:\n    def __init_subclass__(cls, **kw):\n        cls.fields = sorted(vars(cls).get('__annotations__', {}))\n",
+                 "Base's metaclass or __init_subclass__", id="staying-init-subclass"),
+    pytest.param("import somewhere_else\n\n\nclass Base(somewhere_else.Model):\n    pass\n",
+                 "somewhere_else.Model, from outside the tree,", id="outside-model-base"),
+])
+def test_a_staying_class_that_may_read_the_class_s_own_annotations_refuses(tmp_path, base, reader):
+    parent = dedent(ANNOTATED_PARENT).replace("class Parent:", "class Parent(Base):")
+    a, v = analyse(tmp_path, {"base.py": base + "\n\n" + parent, "child.py": ANNOTATED_CHILD.format(decorator="")})
+    assert hazards_of(a, "DC615") == [(f"Parent annotates x, y, w, kinds, __secret at class level, which get_type_hints(Child) reads; "
+                                       f"declaring them on Child would change its own __annotations__, which {reader} may read")]
+    assert v.decision == "unsafe"
