@@ -449,7 +449,12 @@ def render(p) -> tuple[dict[str, str], str]:
             row.append(sum(1 for v in published if v is c or getattr(v, "__self__", None) is c))
             out.append(row)
             # A repr that carries an address (the default one, threading.Event's): compare the type instead.
-            state.append({{k: type(v).__name__ if " at 0x" in repr(v) else repr(v) for k, v in vars(c).items() if not callable(v)}})
+            # Slotted attributes too, by the name Python stores them under (vars() does not show them).
+            slotted = {{f"_{{k.__name__.lstrip('_')}}{{s}}" if s.startswith("__") and not s.endswith("__") else s
+                        for k in type(c).__mro__ for s in vars(k).get("__slots__", ()) if s not in ("__dict__", "__weakref__")}}
+            attrs = dict(vars(c)) if hasattr(c, "__dict__") else {{}}
+            attrs.update({{s: getattr(c, s) for s in slotted if hasattr(c, s)}})
+            state.append({{k: type(v).__name__ if " at 0x" in repr(v) else repr(v) for k, v in attrs.items() if not callable(v)}})
         # What typing and the MRO say of the class: its MRO without the parent, its parameters,
         # whether it can be subscripted, its type hints.
         import typing
