@@ -5,7 +5,8 @@ in fresh interpreters, with near misses beside them that must be patched otherwi
 """
 
 import pytest
-from ruletools import analyse, dedent, hazards_of, patch, refused_as_it_was, run_both
+import test_slots
+from ruletools import UNUSED, analyse, dedent, hazards_of, patch, refused_as_it_was, run_both
 
 PROPERTY_PARENT = """
 class Parent:
@@ -16,14 +17,7 @@ class Parent:
     @property
     def name(self):
         return "parent-" + str(self.n)
-
-    def report(self):
-        lines = []
-        for k in sorted(vars(self)):
-            lines.append(k)
-        lines.append("end")
-        return "\\n".join(lines)
-"""
+""" + UNUSED
 PROPERTY_CHILD = """
 from .base import Parent
 
@@ -93,36 +87,8 @@ print(sorted(merged.items()), [n for n in ("x", "w", "label", "_Parent__secret")
 print(Child(3).get())
 """
 
-SLOTS_PARENT = """
-class Base:
-    __slots__ = ()
-
-
-class Parent(Base):
-    __slots__ = ("n", "__secret", "pool", "__weakref__")
-
-    def __init__(self, n):
-        self.n = n
-        self.__secret = n * 2
-        self.pool = [0] * 100
-
-    def total(self):
-        return self.n + self.__secret
-"""
-SLOTS_CHILD = """
-from .base import Parent
-
-
-class Child(Parent):
-    __slots__ = ("own",)
-
-    def __init__(self, n):
-        super().__init__(n)
-        self.own = 1
-
-    def get(self):
-        return self.total(), self.own
-"""
+SLOTS_PARENT = test_slots.PARENT.format(slots="__slots__ = ('n', '__secret', 'pool', '__weakref__')\n")
+SLOTS_CHILD = test_slots.CHILD.format(slots='("own",)')
 SLOTS_PROBE = """
 import weakref
 from pkg.child import Child
@@ -148,14 +114,7 @@ class Parent:
 
     def __compute(self, key):
         return key * self.n
-
-    def report(self):
-        lines = []
-        for k in sorted(vars(self)):
-            lines.append(k)
-        lines.append("end")
-        return "\\n".join(lines)
-"""
+""" + UNUSED
 MANGLED_CHILD = """
 from .base import Parent
 
