@@ -500,6 +500,12 @@ FOUND = [dict(explicit_base_init=False, two_arg_super=False, mixin="none", child
               tiny=[], pops=False, parent_hook="none", alias=False, dataclass_base=False, dataclass_parent="none", hidden=[])]
 # Each of issue 37's hidden shapes on the plainest hierarchy, so that every run patches each once.
 HIDDEN_EXAMPLES = [dict(FOUND[0], carrier="none", hidden=[h]) for h in HIDDEN]
+# And each of issue 37's declines that became patches, so that every run patches each once: a
+# generic base named bare and subscripted, slots in the parent, in both, with __weakref__,
+# name-mangled members, class-level annotations.
+PATCHED_EXAMPLES = [dict(FOUND[0], carrier="none", **kw) for kw in (
+    {"generic": "base-plain"}, {"generic": "base-subscripted"}, {"slots": "parent"}, {"slots": "both"}, {"slots": "both-weakref"},
+    {"private": True}, {"annotations": True})]
 
 
 def test_generated_patterns_behave_the_same(tmp_path_factory, request):
@@ -514,6 +520,13 @@ def test_generated_patterns_behave_the_same(tmp_path_factory, request):
     @example(p=HIDDEN_EXAMPLES[2])
     @example(p=HIDDEN_EXAMPLES[3])
     @example(p=HIDDEN_EXAMPLES[4])
+    @example(p=PATCHED_EXAMPLES[0])
+    @example(p=PATCHED_EXAMPLES[1])
+    @example(p=PATCHED_EXAMPLES[2])
+    @example(p=PATCHED_EXAMPLES[3])
+    @example(p=PATCHED_EXAMPLES[4])
+    @example(p=PATCHED_EXAMPLES[5])
+    @example(p=PATCHED_EXAMPLES[6])
     def check(p):
         files, probe = render(p)
         root = tmp_path_factory.mktemp("g")
