@@ -27,7 +27,7 @@ from .rules import (
     drop_same_as_base, drop_unprovided, hazard_class_name_string, hazard_class_registry, hazard_except_clause, hazard_isinstance, hazard_match_class,
     hazard_exported_parent, hazard_metaclass, hazard_mro_membership, hazard_type_list,
     keep_base_hooks, keep_child_reads, keep_implicit_dunder, keep_kept_method_reads, keep_outside_use, keep_registered_defs, keep_runtime_read,
-    keep_structural_tests, keep_super_target,
+    keep_structural_tests, keep_super_target, rewrite_copy_annotations,
     unsafe_attribute_hooks, unsafe_class_body, unsafe_class_keyword, unsafe_dataclass_parent, unsafe_dynamic_access, unsafe_generic_base, unsafe_init_call, unsafe_mro_walk, unsafe_slots,
 )
 from .rules.rewrite_inline_init import find_super_init, generates_init
@@ -97,6 +97,7 @@ class Analyzer:
         unsafe_dynamic_access.check_staying(st)
         unsafe_generic_base.check(st)
         unsafe_class_body.check(st)
+        rewrite_copy_annotations.check(st)
         st.child_defines = {n for n, m in cls.members.items() if m.kind != "instance_attribute"}
         init = cls.methods.get("__init__")
         a.super_init_stmt, a.super_init_call = find_super_init(self.index, cls, init, parent) if init else (None, None)

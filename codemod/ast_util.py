@@ -264,3 +264,13 @@ def naming_line(fn: ast.AST, attr: str) -> int:
         return min(found)
     body = getattr(fn, "body", None)
     return body[0].lineno if body else fn.lineno
+
+
+def private(name: str) -> bool:
+    """Whether Python mangles ``name`` inside a class body (``__x``, not ``__x__``)."""
+    return name.startswith("__") and not name.endswith("__")
+
+
+def mangled(owner: str, name: str) -> str:
+    """``name`` as Python stores it when written in class ``owner``'s body (``__x`` as ``_Owner__x``)."""
+    return f"_{owner.lstrip('_')}{name}" if private(name) and owner.strip("_") else name

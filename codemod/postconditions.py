@@ -20,9 +20,10 @@ import ast
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .ast_util import first_param, setters, walk
+from .ast_util import first_param, mangled, setters, walk
 from .index import ClassInfo, Index, ModuleInfo, _self_attr_targets
 from .rules.unsafe_dataclass_parent import generated_init
+from .rules.unsafe_generic_base import _GENERIC, typing_alias
 
 OBJECT = "builtins.object"
 
@@ -77,7 +78,7 @@ def linearize(classes: Classes, cls: ClassInfo) -> Linearized:
         if depth > 60:
             raise TypeError("the class hierarchy is too deep or cyclic")
         bases = []
-        for b in (c.bases if c is not None else []):
+        for b in (mro_entries(classes, c) if c is not None else []):
             bc = classes.resolve(b)
             bases.append(make(b, bc, depth + 1))
         t = type("_", tuple(bases) or (object,), {"__qualname__": k})
@@ -91,6 +92,31 @@ def linearize(classes: Classes, cls: ClassInfo) -> Linearized:
         return Linearized([], [], str(exc))
     names = [k.__qualname__ if k is not object else OBJECT for k in t.__mro__]
     return Linearized(names, [infos.get(n) for n in names])
+
+
+def mro_entries(classes: Classes, c: ClassInfo) -> list[str]:
+    """The bases the class statement gives ``type()``: its bases, with ``typing.Generic`` where a
+    typing alias's ``__mro_entries__`` adds it (after the last alias that no subscripted base
+    follows), and without a ``Generic[...]`` that a subscripted base follows (it gives none)."""
+    exprs, out = c.node.bases, []
+    for i, (e, q) in enumerate(zip(exprs, c.bases)):
+        later = [_generic_after(classes, x, xq) for x, xq in zip(exprs[i + 1:], c.bases[i + 1:])]
+        if q in _GENERIC and isinstance(e, ast.Subscript) and "alias" in later:
+            continue
+        out.append(q)
+        if typing_alias(q) and not any(later) and "typing.Generic" not in c.bases[i + 1:]:
+            out.append("typing.Generic")
+    return list(dict.fromkeys(out))
+
+
+def _generic_after(classes: Classes, e: ast.expr, q: str) -> str:
+    """What base ``e`` is to an earlier one that would add ``Generic``: "alias" for a subscript
+    other than a types.GenericAlias (``list[int]``, ``collections.abc.Mapping[str, int]``),
+    "generic" for a class of the tree that derives from ``Generic``, else ""."""
+    if isinstance(e, ast.Subscript):
+        return "" if q.startswith(("builtins.", "collections.abc.")) or "." not in q else "alias"
+    k = classes.resolve(q)
+    return "generic" if k is not None and _GENERIC & set(classes.index.ancestors(k)) else ""
 
 
 @dataclass
@@ -222,8 +248,7 @@ class Construction:
                 for t in targets:
                     for attr in _self_attr_targets(t, sn):
                         # Python stores a private name as the class it is written in mangles it.
-                        private = attr.attr.startswith("__") and not attr.attr.endswith("__") and owner.name.strip("_")
-                        self.store(f"_{owner.name.lstrip('_')}{attr.attr}" if private else attr.attr)
+                        self.store(mangled(owner.name, attr.attr))
             elif isinstance(node, ast.Call):
                 self.call(i, owner, node, sn)
 

@@ -88,12 +88,16 @@ def base_references(index, a: ClassAnalysis, aliases: dict | None = None) -> tup
     ``aliases``: DC608's, for the names those subscripts read."""
     refs, imports = [], []
     carried = unsafe_generic_base.carry(index, a)
+    any_name = None
+    if any(n in carried.erased for e in carried.exprs.values() for n in unsafe_generic_base.names_read(e.slice)):
+        any_name = rewrite_bind_names.base_alias(a.cls.module, "Any", "typing")
+        imports.append(("typing", "Any", any_name if any_name != "Any" else None))
     for q in [a.base] + list(a.extra_bases):
         if q in carried.left_out:
             continue
         ref, imp = _reference(index, a, q)
         if ref is not None and q in carried.exprs:
-            ref = _subscripted(a, q, ref, carried, aliases or {})
+            ref = _subscripted(a, q, ref, carried, aliases or {}, any_name)
         if ref is not None and ref not in refs:
             refs.append(ref)
         if imp:
@@ -101,12 +105,14 @@ def base_references(index, a: ClassAnalysis, aliases: dict | None = None) -> tup
     return refs, imports
 
 
-def _subscripted(a: ClassAnalysis, q: str, ref: str, carried, aliases: dict) -> str:
+def _subscripted(a: ClassAnalysis, q: str, ref: str, carried, aliases: dict, any_name: str | None) -> str:
     """``ref[...]`` with P's subscript of base ``q``: its names as DC608 spells them in C's module,
-    P's type parameters replaced by C's arguments."""
+    P's type parameters replaced by C's arguments, or by ``Any`` (spelt ``any_name``) where C
+    names P bare."""
     node = cst.parse_expression(source_segment(a.parent.module.text, carried.exprs[q]))
     mapping = {n: cst.Name(al[0]) for n, al in aliases.items()}
     mapping.update({n: cst.parse_expression(source_segment(a.cls.module.text, arg)) for n, arg in carried.subst.items()})
+    mapping.update({n: cst.Name(any_name) for n in carried.erased if any_name})
     node = node.with_changes(value=cst.parse_expression(ref), slice=[rename(e, mapping) for e in node.slice])
     return cst.Module([]).code_for_node(node)
 

@@ -12,7 +12,7 @@ import ast
 from dataclasses import dataclass, field
 
 from .attribute_hooks import PICKLING_HOOKS, STORE_HOOKS, whole_state_lines
-from .ast_util import first_param, is_static, naming_line, pos, setters, walk
+from .ast_util import first_param, is_static, naming_line, pos, private, setters, walk
 from .facts import SETTER, MethodEffects, collect, method_effects
 from .index import ClassInfo, Index, ModuleInfo
 from .model import ClassAnalysis, Evidence, Knowledge
@@ -65,7 +65,8 @@ class ClassState:
 
     def satisfied(self):
         """A test for attributes C provides itself (defines, or assigns on every path of its __init__)."""
-        provided = (self.child_defines - self.shadowed) | self.a.child_end_state
+        # A private name of C's (``__x``) is ``_C__x``, another attribute than P's ``__x``.
+        provided = {n for n in self.child_defines - self.shadowed if not private(n)} | self.a.child_end_state
         return lambda attr: attr in provided
 
     def method_effects(self) -> dict:

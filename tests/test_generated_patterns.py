@@ -145,6 +145,13 @@ def pieces(draw):
     # module), a dropped call on a kept object (a file's header, an event set), registrations under
     # a throw-away name (singledispatchmethod's ``_``), and a structural guard (a Protocol).
     p["hidden"] = draw(st.lists(st.sampled_from(HIDDEN), max_size=2, unique=True))
+    # Issue 37's declines that became patches: a generic parent (Generic[T] among its bases, or a
+    # generic base Base[T]) named bare or subscripted by the child; __slots__ in the parent, in
+    # both (__weakref__ too, on a slotted Base); name-mangled members; class-level annotations.
+    p["generic"] = draw(st.sampled_from(["none"] * 4 + ["plain", "subscripted", "base-plain", "base-subscripted", "alias-plain"]))
+    p["slots"] = draw(st.sampled_from(["none"] * 4 + ["parent", "both", "both-weakref"]))
+    p["private"] = draw(st.booleans())
+    p["annotations"] = draw(st.booleans())
     return p
 
 
@@ -177,7 +184,22 @@ def render(p) -> tuple[dict[str, str], str]:
             def tag(self):
                 return "mixin"
     """)
+    generic, slots = p.get("generic", "none"), p.get("slots", "none")
+    if slots == "both-weakref" and (dc or exc or p["mixin"] != "none"):
+        slots = "both"  # a __weakref__ slot is only allowed where no base gives one yet
+    if generic != "none":
+        base = "from typing import Generic, TypeVar\n\nT = TypeVar('T')\n" + base
+    if generic.startswith("base-"):
+        base = base.replace("class Base(Exception):", "class Base(Exception, Generic[T]):").replace("class Base:", "class Base(Generic[T]):")
+    if slots == "both-weakref":
+        base = base.replace("    kind = \"base\"\n", "    __slots__ = ('name', '__dict__')\n    kind = \"base\"\n", 1)
     bases = {"none": "Base", "first": "Mixin, Base", "second": "Base, Mixin"}[p["mixin"]]
+    if generic.startswith("base-"):
+        bases = bases.replace("Base", "Base[T]")
+    elif generic == "alias-plain":
+        bases += ", Iterable[T]"
+    elif generic != "none":
+        bases += ", Generic[T]"
     init = []
     init.append('        Base.__init__(self, name)' if p["explicit_base_init"] else
                 '        super(Parent, self).__init__(name)' if p["two_arg_super"] else '        super().__init__(name)')
@@ -205,6 +227,8 @@ def render(p) -> tuple[dict[str, str], str]:
     hidden = p.get("hidden", [])
     for h in hidden:
         init += _HIDDEN_INIT.get(h, [])
+    if p.get("private"):
+        init.append("        self.__secret = n * 3")
     if p["pops"]:
         init += ["        self.flag = extra.pop('flag', False)", "        self.rest = sorted(extra)"]
     methods = []
@@ -259,14 +283,28 @@ def render(p) -> tuple[dict[str, str], str]:
     if "__eq__" in p["dunders"]:
         methods.append("    __hash__ = None\n")
     methods += [_HIDDEN_METHODS[h] for h in hidden if h in _HIDDEN_METHODS]
+    if p.get("private"):
+        methods.append("    def __mix(self):\n        return self.__secret + 1\n\n    def secret_of(self):\n        return self.__mix()\n")
+    if generic != "none":
+        methods.append("    def first(self) -> T:\n        return self.beta[0] if self.beta else None\n")
+    if generic == "alias-plain":
+        methods.append("    def __iter__(self):\n        return iter(self.beta)\n")
     methods.append("    def plan(self, batch):\n        out = []\n        for item in batch:\n            slot = self.pool[item % len(self.pool)]\n"
                    "            out.append(slot + item)\n        return out\n")
     class_attr = {"none": "", "same": "    kind = 'base'\n", "overridden": "    kind = 'parent'\n"}[p["class_attr"]]
     if p["mro_walk"]:
         class_attr += "    messages = {'parent': 1}\n"
+    if slots != "none":
+        names = ["alpha", "beta", "pool"] + (["__secret"] if p.get("private") else []) + (["__weakref__"] if slots == "both-weakref" else [])
+        class_attr += f"    __slots__ = {tuple(names)!r}\n"
+    if p.get("annotations"):
+        class_attr += "    gamma: int\n    delta: 'int'\n    level: int = 0\n"
     parent = (
         f"import functools\n{'import io' + chr(10) if 'journal' in hidden else ''}import itertools\n"
-        f"{'import logging' + chr(10) if 'logger' in hidden else ''}{'import threading' + chr(10) if 'event' in hidden else ''}\nfrom .base import {'Base' if p['mixin'] == 'none' else 'Base, Mixin'}\n\n"
+        f"{'import logging' + chr(10) if 'logger' in hidden else ''}{'import threading' + chr(10) if 'event' in hidden else ''}"
+        f"{'from typing import Generic' + chr(10) if generic in ('plain', 'subscripted') else ''}"
+        f"{'from typing import Iterable' + chr(10) if generic == 'alias-plain' else ''}"
+        f"\nfrom .base import {'Base' if p['mixin'] == 'none' else 'Base, Mixin'}{', T' if generic != 'none' else ''}\n\n"
         "SCALE = 2\nNAME = 'p'\nREGISTRY = {}\nLISTENERS = []\nSUBCLASSES = []\nSERIALS = itertools.count()\n\n\ndef helper(x):\n    return x + 1\n\n\n"
         "def register(obj):\n    REGISTRY[id(obj)] = obj\n\n\ndef check(n):\n    if n == 0:\n        raise ValueError('zero')\n\n\n"
         "class Holder:\n    def __init__(self, owner):\n        self.owner = owner\n        self.size = len(owner.beta)\n\n\n"
@@ -288,6 +326,8 @@ def render(p) -> tuple[dict[str, str], str]:
     if p["child_sets_before_super"]:
         child_init.append(f"        self.{p['child_sets_before_super']} = 'own'")
     child_init.append(f"        {call}")
+    if p.get("private"):
+        child_init.append("        self.__secret = 'child'")
     if p["pops"]:
         child_init.append("        self.own_extra = sorted(extra)")
     if p["child_assigns_prop"] and p["property"] == "setter":
@@ -313,6 +353,11 @@ def render(p) -> tuple[dict[str, str], str]:
     if p["pops"] and p["child_call"] != "inherit":
         exprs += ["self.own_extra", "self.flag", "self.rest"]
     exprs += [e for h in hidden for e in _HIDDEN_LOOK.get(h, [])]
+    exprs += (["self.secret_of()"] if p.get("private") else []) + (["self.first()"] if generic != "none" else [])
+    if p.get("private") and p["child_call"] != "inherit":
+        exprs.append("self.__secret")
+    if p.get("annotations"):
+        exprs.append("self.level")
     child_methods.append(f"    def look(self):\n        return [{', '.join(exprs)}]\n")
     if p["mro_walk"]:
         child_methods.append("    def msgs(self):\n        return sorted(self.merged)\n")
@@ -327,9 +372,11 @@ def render(p) -> tuple[dict[str, str], str]:
     child_attr = "    messages = {'child': 2}\n\n" if p["mro_walk"] else ""
     if p["super_read"] == "kind-overridden":
         child_attr += "    kind = 'child'\n\n"
+    if slots in ("both", "both-weakref"):
+        child_attr += "    __slots__ = ('own_slot',)\n\n"
     if p["child_call"] == "inherit":
         child_init = []  # the parent's __init__ runs: the rewrite writes one with its signature
-    child = (f"from .parent import {imported}\n" + clash + f"\n\nclass Child({spelled}):\n" + child_attr
+    child = (f"from .parent import {imported}\n" + clash + f"\n\nclass Child({spelled}{'[int]' if generic.endswith('subscripted') else ''}):\n" + child_attr
              + ("\n".join(child_init) + "\n\n" if child_init else "") + "\n".join(child_methods))
     # The probe observes only what code in the tree uses: what is used nowhere may go.
     seen = [f"c.{o}" for o in p["outside"]] + (["c.on_event(1)"] if p["stores_handler"] else [])
@@ -402,11 +449,26 @@ def render(p) -> tuple[dict[str, str], str]:
             row.append(sum(1 for v in published if v is c or getattr(v, "__self__", None) is c))
             out.append(row)
             # A repr that carries an address (the default one, threading.Event's): compare the type instead.
-            state.append({{k: type(v).__name__ if " at 0x" in repr(v) else repr(v) for k, v in vars(c).items() if not callable(v)}})
+            # Slotted attributes too, by the name Python stores them under (vars() does not show them).
+            slotted = {{f"_{{k.__name__.lstrip('_')}}{{s}}" if s.startswith("__") and not s.endswith("__") else s
+                        for k in type(c).__mro__ for s in vars(k).get("__slots__", ()) if s not in ("__dict__", "__weakref__")}}
+            attrs = dict(vars(c)) if hasattr(c, "__dict__") else {{}}
+            attrs.update({{s: getattr(c, s) for s in slotted if hasattr(c, s)}})
+            state.append({{k: type(v).__name__ if " at 0x" in repr(v) else repr(v) for k, v in attrs.items() if not callable(v)}})
+        # What typing and the MRO say of the class: its MRO without the parent, its parameters,
+        # whether it can be subscripted, its type hints.
+        import typing
+        facts = [[k.__name__ for k in Child.__mro__ if k.__name__ != "Parent"], [str(v) for v in getattr(Child, "__parameters__", ())]]
+        for fact in ("Child[int].__origin__.__name__", "sorted((k, str(v)) for k, v in typing.get_type_hints(Child).items())",
+                     "issubclass(Child, typing.Generic)", "hasattr(Child, '__weakref__')"):
+            try:
+                facts.append(repr(eval(fact)))
+            except Exception as exc:
+                facts.append(type(exc).__name__)
         if {exc}:
             from pkg.user import guarded
             out.append(guarded(lambda: Child(2)))
-        print(json.dumps({{"transcript": out, "state": state}}))
+        print(json.dumps({{"transcript": out, "state": state, "facts": facts}}))
     """)
     carrier = "class Other:\n    " + f"{p['carrier_reads']} = 'other'\n" + CARRIERS[p["carrier"]].replace("ATTR", p["carrier_reads"])
     return {"pkg/__init__.py": "", "pkg/base.py": base, "pkg/parent.py": parent, "pkg/child.py": child, "pkg/user.py": user,
@@ -438,6 +500,12 @@ FOUND = [dict(explicit_base_init=False, two_arg_super=False, mixin="none", child
               tiny=[], pops=False, parent_hook="none", alias=False, dataclass_base=False, dataclass_parent="none", hidden=[])]
 # Each of issue 37's hidden shapes on the plainest hierarchy, so that every run patches each once.
 HIDDEN_EXAMPLES = [dict(FOUND[0], carrier="none", hidden=[h]) for h in HIDDEN]
+# And each of issue 37's declines that became patches, so that every run patches each once: a
+# generic base named bare and subscripted, slots in the parent, in both, with __weakref__,
+# name-mangled members, class-level annotations.
+PATCHED_EXAMPLES = [dict(FOUND[0], carrier="none", **kw) for kw in (
+    {"generic": "base-plain"}, {"generic": "base-subscripted"}, {"slots": "parent"}, {"slots": "both"}, {"slots": "both-weakref"},
+    {"private": True}, {"annotations": True})]
 
 
 def test_generated_patterns_behave_the_same(tmp_path_factory, request):
@@ -452,6 +520,13 @@ def test_generated_patterns_behave_the_same(tmp_path_factory, request):
     @example(p=HIDDEN_EXAMPLES[2])
     @example(p=HIDDEN_EXAMPLES[3])
     @example(p=HIDDEN_EXAMPLES[4])
+    @example(p=PATCHED_EXAMPLES[0])
+    @example(p=PATCHED_EXAMPLES[1])
+    @example(p=PATCHED_EXAMPLES[2])
+    @example(p=PATCHED_EXAMPLES[3])
+    @example(p=PATCHED_EXAMPLES[4])
+    @example(p=PATCHED_EXAMPLES[5])
+    @example(p=PATCHED_EXAMPLES[6])
     def check(p):
         files, probe = render(p)
         root = tmp_path_factory.mktemp("g")
@@ -473,7 +548,7 @@ def test_generated_patterns_behave_the_same(tmp_path_factory, request):
         # what any slice can keep; the grammar avoids them, and an original that fails to build
         # at all says nothing.
         assume(any(isinstance(row, list) for row in before["transcript"]))
-        same = before["transcript"] == after["transcript"] and all(
+        same = before["transcript"] == after["transcript"] and before["facts"] == after["facts"] and all(
             all(old.get(k) == v for k, v in new.items()) for old, new in zip(before["state"], after["state"]))
         if not same:
             where = save_counterexample(files, probe)

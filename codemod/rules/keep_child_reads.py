@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import ast
 
-from ..ast_util import first_param
+from ..ast_util import first_param, private
 from ..facts import collect
 from ..model import Evidence
 from ..state import attr_lines
@@ -47,7 +47,8 @@ def run(st) -> None:
     a, cls = st.a, st.a.cls
     init = cls.methods.get("__init__")
     if init is not None:
-        a.child_end_state = _flow_init(st, init)
+        # C's own ``self.__x`` is ``_C__x``: it never provides P's ``__x`` (``_P__x``).
+        a.child_end_state = {n for n in _flow_init(st, init) if not private(n)}
     for name, fn in cls.methods.items():
         if name == "__init__":
             continue

@@ -14,6 +14,9 @@ class level: the instance's value shadowed the class's (wtforms' ``Input.__init_
 ``__setattr__``, every store is a call to it: construction must store every attribute it
 stored before, but for the names the hook only stores (``codemod/attribute_hooks.py``: a
 ``__setattr__`` copied from the parent that forwards the store and does nothing else for it).
+Names are compared as Python stores them: a private ``__x`` (a store on ``self``, a method, a
+class attribute) is ``_P__x`` when written in the parent's body and ``_C__x`` in the class's, so
+moved code that kept the spelling ``__x`` (another name in the class) loses ``_P__x``.
 
 ## Why
 An assignment can run code: ``self.max_bs = max_bs`` runs a property's setter that also sets
@@ -33,7 +36,7 @@ from __future__ import annotations
 
 import ast
 
-from ..ast_util import first_param, walk
+from ..ast_util import first_param, mangled, walk
 from ..attribute_hooks import silent_for
 
 ID = "DC703"
@@ -47,7 +50,8 @@ def check(ctx) -> None:
     before = _class_level(ctx.old.infos)
     after = _class_level(ctx.new.infos)
     # A member proved unused may go, unless code that still runs on the class reads it.
-    may_go = ctx.dropped - self_reads([c for c in ctx.new.infos if c is not None])
+    dropped = {mangled(ctx.a.members[n][1].name, n) for n in ctx.dropped}
+    may_go = dropped - self_reads([c for c in ctx.new.infos if c is not None])
     lost = sorted(before - after - may_go - {"__init__"})
     if lost:
         ctx.violate(ID, f"after the patch {name} no longer has {', '.join(lost)}, which the analysis did not prove unused")
@@ -73,7 +77,7 @@ def self_reads(infos) -> set[str]:
                 continue
             for n in walk(fn):
                 if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) and n.value.id == sn:
-                    out.add(n.attr)
+                    out.add(mangled(c.name, n.attr))
                 elif (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("getattr", "hasattr")
                       and len(n.args) >= 2 and isinstance(n.args[0], ast.Name) and n.args[0].id == sn
                       and isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str)):
@@ -82,4 +86,5 @@ def self_reads(infos) -> set[str]:
 
 
 def _class_level(infos) -> set[str]:
-    return {n for c in infos if c is not None for n, m in c.members.items() if m.kind != "instance_attribute"}
+    """The names the classes define at class level, as Python stores them (``_P__x`` for ``__x``)."""
+    return {mangled(c.name, n) for c in infos if c is not None for n, m in c.members.items() if m.kind != "instance_attribute"}

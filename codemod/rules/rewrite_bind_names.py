@@ -46,7 +46,7 @@ import libcst as cst
 from ..ast_util import bind_arguments, child_blocks, first_param, pos, snake_case, walk
 from ..errors import UnsafeError
 from ..index import ModuleInfo
-from . import rewrite_place_reads
+from . import rewrite_copy_annotations, rewrite_place_reads
 from .rewrite_imports import type_checking_names
 
 ID = "DC608"
@@ -233,6 +233,9 @@ def copied_nodes(a) -> dict[str, list[ast.stmt]]:
             out[name] = [n for n in owner.node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
         elif m.kind == "class_attribute" and m.node is not None:
             out[name] = [m.node]
+    declarations = rewrite_copy_annotations.nodes(a)
+    if declarations:
+        out[rewrite_copy_annotations.KEY] = declarations
     return out
 
 

@@ -37,10 +37,10 @@ import ast
 
 import libcst as cst
 
-from ..ast_util import walk
+from ..ast_util import private, walk
 from ..cst_util import BLANK, rename
 from ..errors import UnsafeError
-from . import rewrite_bind_names, rewrite_super_fallback
+from . import rewrite_bind_names, rewrite_copy_annotations, rewrite_super_fallback
 from .unsafe_attribute_hooks import init_subclass_call
 from .verdict_already_decoupled import MARKER
 
@@ -107,7 +107,7 @@ def apply(ctx, body):
         while idx < len(body) and not isinstance(body[idx], (cst.FunctionDef, cst.ClassDef)):
             idx += 1
         body = body[:idx] + attrs + body[idx:]
-    return body + methods
+    return rewrite_copy_annotations.apply(ctx, body + methods, bound, mangle)
 
 
 def after_class(ctx) -> list[cst.BaseStatement]:
@@ -132,16 +132,13 @@ def _names_copied_function(a, owner, stmt: ast.stmt, late: set[str]) -> bool:
         for n in walk(value))
 
 
-def private(name: str) -> bool:
-    """Whether Python mangles ``name`` inside a class body (``__x``, not ``__x__``)."""
-    return name.startswith("__") and not name.endswith("__")
-
-
 def mangled_names(node: ast.AST) -> list[str]:
-    """The private identifiers of ``node`` (attributes, names, parameters, keywords), in order."""
+    """The private identifiers of ``node`` (attributes, names, parameters, keywords, a def's own
+    name), in order."""
     out = []
     for n in walk(node):
-        ident = n.attr if isinstance(n, ast.Attribute) else n.id if isinstance(n, ast.Name) else n.arg if isinstance(n, (ast.arg, ast.keyword)) else None
+        ident = (n.attr if isinstance(n, ast.Attribute) else n.id if isinstance(n, ast.Name) else n.arg if isinstance(n, (ast.arg, ast.keyword))
+                 else n.name if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) else None)
         if ident and private(ident) and ident not in out:
             out.append(ident)
     return out

@@ -24,7 +24,10 @@ but the mapping may hold is popped from that dict: ``x = kwargs.pop("x", <defaul
 ``kwargs.pop("x")`` without a default; one the slice does not read is still popped when the
 parent's ``**kwargs`` is read. Such parameters are never folded (DC602): the mapping decides
 them at run time. A default is spelt as the parent's module means it (DC608 aliases a name the
-class's module binds otherwise).
+class's module binds otherwise). A private name of the inlined statements (``self.__cache``,
+which Python reads as ``self._P__cache`` in the parent's body) is spelt as the parent mangled it
+(``self._P__cache``): written in the class as ``self.__cache`` it would be ``_C__cache``, another
+attribute, which the copied methods (DC605, spelt the same way) would not find.
 
 ## Why
 The class keeps exactly the construction work it depends on, and nothing else runs.
@@ -34,8 +37,8 @@ Refuses (DC510), with the reason, when the class's call passes a ``*iterable`` (
 parameters its items fill is known only at run time; a tuple could be bound like a mapping,
 but is not yet), more than one ``**mapping``, a ``**mapping`` to a parent without
 ``**kwargs`` (a key it does not name would raise ``TypeError`` there, not in inlined code),
-more positionals or keywords than the parent takes, or when a parameter the slice reads is not
-bound. Binding errors that Python raises at the call are not all reproduced: a parameter
+more positionals or keywords than the parent takes, when a parameter the slice reads is not
+bound, or when a parameter of the parent's ``__init__`` is itself a private name (``__x``). Binding errors that Python raises at the call are not all reproduced: a parameter
 passed explicitly and also held by the mapping raises ``TypeError`` in the original and nothing
 in the patch; a required parameter missing from the mapping raises ``KeyError`` instead of
 ``TypeError``; a non-string key is not rejected. Free names of the inlined code are looked up
@@ -53,7 +56,7 @@ import ast
 import libcst as cst
 
 from .. import forwarded_args
-from ..ast_util import bind_arguments, decorator_name, dotted_name, first_param, is_super_call, pos, snake_case, source_segment, walk
+from ..ast_util import bind_arguments, decorator_name, dotted_name, first_param, is_super_call, pos, private, snake_case, source_segment, walk
 from ..cst_util import BLANK, rename
 from ..errors import UnsafeError
 from . import rewrite_bind_names, rewrite_copy_members, rewrite_fold_constants, rewrite_fuse_loops, rewrite_read_through, unsafe_dataclass_parent
@@ -150,7 +153,7 @@ def _spelt_as_mangled(a, pinit: ast.FunctionDef, stmts: list) -> list:
     if not rewrite_copy_members.mangled_names(pinit):
         return stmts
     args = pinit.args
-    if any(rewrite_copy_members.private(p.arg) for p in args.posonlyargs + args.args + args.kwonlyargs + [x for x in (args.vararg, args.kwarg) if x]):
+    if any(private(p.arg) for p in args.posonlyargs + args.args + args.kwonlyargs + [x for x in (args.vararg, args.kwarg) if x]):
         raise UnsafeError(f"{a.parent_init_owner.name}.__init__ has name-mangled parameters; binding them to {a.cls.name}'s call is not worked out", ID)
     return [rewrite_copy_members.mangle(pinit, s, a.parent_init_owner.name, f"{a.parent_init_owner.name}.__init__") for s in stmts]
 

@@ -6,11 +6,15 @@ Generic[R])``) or the class names the parent with a subscript (``class UserRepo(
 works out what the class's bases must say so that its ``__parameters__`` (what ``C[...]``
 accepts) and its MRO stay what they were:
 
-* the class names the parent plainly (``class Request(Put)``): each such base is written as the
-  parent wrote it, subscript and all, an annotation string (``'Put'``) kept verbatim (the import
-  rule imports the name it spells). The parent's type variables then become the class's: it is
-  generic where the parent was (``Request[X]`` is accepted where ``Generic`` refused it; its
-  ``__orig_bases__`` read the same as before, through the parent). That is noted, not refused;
+* the class names the parent plainly (``class Request(Put)``): the class is not generic (its
+  ``__parameters__`` are empty, ``Request[X]`` raises), and stays so: each such base is written as
+  the parent wrote it, but for the parent's type variables, which become ``typing.Any``
+  (``Mapping[str, T]`` gives ``Mapping[str, Any]``); an annotation string (``'Put'``) is kept
+  verbatim (the import rule imports the name it spells). A ``Generic[...]`` of the parent's
+  variables would be ``Generic[Any]``, which is no base: it is left out where another base keeps
+  ``Generic`` in the MRO, at the place it had (a class of the tree deriving from it, or one of
+  typing's aliases, ``ContextManager[...]``, whose ``__mro_entries__`` add it), so that
+  ``isinstance(c, Generic)``, ``__class_getitem__`` and ``__parameters__`` read as before;
 * the class subscripts the parent (``class UserRepo(Repo[User])``): the parent's type parameters
   (those of its ``Generic[...]``, else its type variables in order of appearance) are replaced by
   the class's arguments (``class Repo(Base[T])`` gives ``class UserRepo(Base[User])``). A
@@ -19,33 +23,37 @@ accepts) and its MRO stay what they were:
 
 Each name of a subscript is imported, or aliased when the class's module binds it otherwise
 (DC608). Refused: a ``Generic[...]`` whose leaving would take ``Generic`` out of the MRO
-(``class Box(Generic[T])``, ``class IntBox(Box[int])``) or would leave some of the class's own
-type variables behind; a type argument count that is not the parent's parameter count; a name
-in a subscript the class substitutes into whose kind (type variable or not) the tree does not
-tell; ``ParamSpec``, ``TypeVarTuple`` and ``Protocol[...]``; a generic parent with ``--base``
-above it; a class that adds a subscripted base of its own to a generic parent.
+(``class Box(Generic[T])``, then ``class IntBox(Box[int])`` or ``class AnyBox(Box)``) or would
+leave some of the class's own type variables behind; a type argument count that is not the
+parent's parameter count; a name in a subscript the class substitutes into (or, for a plainly
+named parent, carries over) whose kind (type variable or not) the tree does not tell;
+``ParamSpec``, ``TypeVarTuple`` and ``Protocol[...]``; a generic parent with ``--base`` above
+it; a class that adds a subscripted base of its own to a generic parent.
 
 ## Why
 ``class Request(Event, ContextManager, Generic)`` does not build (``Cannot inherit from plain
-Generic``), and ``class UserRepo(Base[T])`` would make a class generic that its parent had
-fixed: the arguments belong to the parent's parameters.
+Generic``); ``class UserRepo(Base[T])`` would make a class generic that its parent had fixed
+(the arguments belong to the parent's parameters), and so would ``class Request(Event,
+ContextManager['Put'], Generic[R])`` for a class that names ``Put`` bare (``Request[int]``
+would be accepted, ``Request.__parameters__`` would change).
 
 ## Known problems
 A type variable imported from outside the tree is not recognised (only ``typing.AnyStr`` is):
-where the class substitutes into such a subscript, the run refuses. A class generic in new type
-variables is accepted (see above); ``mypy --disallow-any-generics`` then asks for arguments
-where the class is named bare.
+where the parent has no ``Generic[...]`` that lists its variables, the run refuses. The class's
+own ``__orig_bases__`` (``typing.get_original_bases``) now read its new bases, where they read
+the parent's (``Mapping[str, Any]`` for ``Mapping[str, T]``): noted, not refused.
 
 ## Fix safety
-Where it carries: C's MRO is P's minus P (DC701 checks it), and ``C.__parameters__`` are what
-they were, but for the type variables C takes from a plainly named P, noted. Otherwise no patch
-is written (exit 3), with this reason.
+Where it carries: C's MRO is P's minus P (DC701 checks it, typing's aliases modelled as adding
+``Generic``), and ``C.__parameters__`` are what they were. Otherwise no patch is written
+(exit 3), with this reason.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+import typing
 from dataclasses import dataclass, field
 
 from ..ast_util import dotted_name
@@ -76,7 +84,7 @@ class Carried:
     free: set[str] = field(default_factory=set)
     subst: dict[str, ast.expr] = field(default_factory=dict)
     left_out: set[str] = field(default_factory=set)
-    gained: list[str] = field(default_factory=list)  # type variables C takes from a plainly named P
+    erased: list[str] = field(default_factory=list)  # P's type variables that a plainly named P leaves as Any
 
 
 def check(st) -> None:
@@ -86,10 +94,10 @@ def check(st) -> None:
     except Refused as exc:
         a.unsafe.append(Hazard(a.cls.file, a.cls.line, str(exc), rule=ID))
         return
-    if c.gained:
-        a.hazards.append(Hazard(a.cls.file, a.cls.line, f"{a.cls.name} takes {a.parent.name}'s subscripted bases as written, so it is generic "
-                                f"in {', '.join(c.gained)} as {a.parent.name} is: {a.cls.name}[...] is accepted where it was not",
-                                changes_meaning=False, rule=ID))
+    if c.erased:
+        a.hazards.append(Hazard(a.cls.file, a.cls.line, f"{a.cls.name} names {a.parent.name} plainly, so {', '.join(c.erased)} "
+                                f"{'is' if len(c.erased) == 1 else 'are'} Any in the bases it takes over and it stays non-generic; "
+                                f"only its __orig_bases__ read otherwise", changes_meaning=False, rule=ID))
 
 
 def carry(index, a: ClassAnalysis) -> Carried:
@@ -111,22 +119,26 @@ def carry(index, a: ClassAnalysis) -> Carried:
             out.exprs[q] = e
     params = _parameters(index, pmod, list(p.node.bases))
     others = [e for e, q in zip(a.cls.node.bases, a.cls.bases) if not index._same_class(q, p)]
-    if not own:
-        known = [n for n, k in params if k == "typevar"]
-        if known and any(isinstance(e, ast.Subscript) for e in others):
-            raise Refused(f"{a.cls.name} adds subscripted bases of its own to {p.name}, which is generic in {', '.join(known)}")
-        out.gained = known
-        out.free = set().union(*(_loads(e.slice) for e in out.exprs.values())) if out.exprs else set()
-        return out
-    [(expr, _)] = own[:1]
-    args = list(expr.slice.elts) if isinstance(expr.slice, ast.Tuple) else [expr.slice]
     unknown = [n for n, k in params if k == "unknown"]
     if unknown:
-        raise Refused(f"{a.cls.name} inherits {ast.unparse(expr)}, but whether {', '.join(unknown)} in {p.name}'s bases "
-                      f"{'is a type variable' if len(unknown) == 1 else 'are type variables'} the tree does not say")
+        raise Refused(f"{a.cls.name} inherits {ast.unparse(own[0][0]) if own else p.name}, but whether {', '.join(unknown)} in {p.name}'s "
+                      f"bases {'is a type variable' if len(unknown) == 1 else 'are type variables'} the tree does not say")
     names = [n for n, _ in params]
     if any("." in n for n in names):
         raise Refused(f"{p.name}'s type variables are spelled as attributes ({', '.join(names)})")
+    if not own:
+        if names and any(isinstance(e, ast.Subscript) for e in others):
+            raise Refused(f"{a.cls.name} adds subscripted bases of its own to {p.name}, which is generic in {', '.join(names)}")
+        # C names P bare, so C is not generic: P's parameters are Any to C, and a Generic[...]
+        # of them (Generic[Any] is no base) leaves, where another base keeps Generic in the MRO.
+        out.erased = names
+        for q, e in list(out.exprs.items()):
+            if q in _GENERIC and names:
+                _leave_out(index, a, out, q, e, "Generic[Any]")
+        out.free = set().union(*(names_read(e.slice) - set(names) for e in out.exprs.values())) if out.exprs else set()
+        return out
+    [(expr, _)] = own[:1]
+    args = list(expr.slice.elts) if isinstance(expr.slice, ast.Tuple) else [expr.slice]
     if len(args) != len(names):
         raise Refused(f"{a.cls.name} inherits {ast.unparse(expr)}: {len(args)} type arguments for {p.name}'s {len(names)} parameters")
     out.subst = dict(zip(names, args))
@@ -137,17 +149,13 @@ def carry(index, a: ClassAnalysis) -> Carried:
         leaves = _substituted(index, cmod, [e.slice], out.subst)
         if all(k == "typevar" for _, k in leaves) and len({n for n, _ in leaves}) == len(leaves):
             continue
-        if not _generic_kept(index, a, out, q):
-            raise Refused(f"{ast.unparse(e)} of {p.name} would become a Generic of types, which is no base, and no other base "
-                          f"keeps Generic in {a.cls.name}'s MRO")
-        del out.exprs[q]
-        out.left_out.add(q)
+        _leave_out(index, a, out, q, e, "a Generic of types")
     pidx = next(i for i, (e, _) in enumerate(zip(a.cls.node.bases, a.cls.bases)) if e is expr)
     after = _after(index, cmod, pmod, a.cls.node.bases[:pidx], list(out.exprs.values()), a.cls.node.bases[pidx + 1:], out.subst)
     if after != before:
         raise Refused(f"{a.cls.name} is generic in {', '.join(before) or 'nothing'}, but with {p.name}'s bases substituted "
                       f"it would be generic in {', '.join(after) or 'nothing'}")
-    out.free = set().union(*(_loads(e.slice) - set(names) for e in out.exprs.values())) if out.exprs else set()
+    out.free = set().union(*(names_read(e.slice) - set(names) for e in out.exprs.values())) if out.exprs else set()
     return out
 
 
@@ -185,15 +193,34 @@ def _elts(node: ast.expr) -> list[ast.expr]:
     return list(node.elts) if isinstance(node, ast.Tuple) else [node]
 
 
+def _leave_out(index, a: ClassAnalysis, out: Carried, q: str, e: ast.expr, becomes: str) -> None:
+    if not _generic_kept(index, a, out, q):
+        raise Refused(f"{ast.unparse(e)} of {a.parent.name} would become {becomes}, which is no base, and no other base "
+                      f"keeps Generic in {a.cls.name}'s MRO")
+    del out.exprs[q]
+    out.left_out.add(q)
+
+
 def _generic_kept(index, a: ClassAnalysis, out: Carried, q: str) -> bool:
-    """Whether a base C keeps, other than ``q``, derives from ``Generic`` in the tree."""
+    """Whether a base C keeps, other than ``q``, derives from ``Generic`` in the tree or is one of
+    typing's aliases (``ContextManager[...]``, ``Mapping``), whose ``__mro_entries__`` add it."""
     heads = [k for k in [a.base, *a.extra_bases] if k != q and k not in out.left_out]
     heads += [b for b in a.cls.bases if not index._same_class(b, a.parent)]
     for h in heads:
         c = index.resolve_class(h)
-        if c is not None and _GENERIC & set(index.ancestors(c)):
+        if typing_alias(h) or (c is not None and any(_GENERIC & {k} or typing_alias(k) for k in index.ancestors(c))):
             return True
     return False
+
+
+def typing_alias(q: str) -> bool:
+    """Whether ``q`` names one of typing's generic aliases of a class (``typing.Mapping``): as a
+    base, subscripted or not, it brings ``Generic`` into the class's bases."""
+    module, _, name = q.rpartition(".")
+    return module in ("typing", "typing_extensions") and name in _ALIASES
+
+
+_ALIASES = frozenset(n for n in dir(typing) if isinstance(getattr(typing, n), getattr(typing, "_BaseGenericAlias", ())))
 
 
 def _parameters(index, mod, bases: list[ast.expr]) -> list[tuple[str, str]]:
@@ -275,5 +302,5 @@ def _kind(index, mod, n: ast.expr) -> str:
     return "other" if name in m.classes or name in m.functions else "unknown"
 
 
-def _loads(node: ast.AST) -> set[str]:
+def names_read(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}

@@ -35,8 +35,8 @@ import ast
 
 import libcst as cst
 
+from ..ast_util import mangled
 from ..model import Hazard
-from .rewrite_copy_members import private
 
 ID = "DC305"
 NAME = "slots"
@@ -79,7 +79,7 @@ def merged(index, a) -> list[str]:
             if n in _SPECIAL:
                 special.add(n)
             elif n not in dropped:
-                names.append(_mangled(c.name, n))
+                names.append(mangled(c.name, n))
     provided = _provided(index, a, special)
     out = [n for n in names if n not in own] + [n for n in _SPECIAL if n in special and n not in own and n not in provided]
     clash = [n for n in out if n in a.cls.members and a.cls.members[n].kind != "instance_attribute"]
@@ -122,11 +122,6 @@ def _literal(c) -> list[str]:
     if elts is None or not all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in elts):
         raise Refused(f"{c.name}'s __slots__ is not a literal string, tuple or list of strings")
     return [e.value for e in elts]
-
-
-def _mangled(owner: str, name: str) -> str:
-    """How ``owner``'s class body stored a slot name: a private one gets the owner's prefix."""
-    return f"_{owner.lstrip('_')}{name}" if private(name) and owner.strip("_") else name
 
 
 def rewrite(ctx, body: list) -> list:
