@@ -136,7 +136,8 @@ def _dedup(items):
 
 
 def build(root: Path, judged: list[tuple[ClassAnalysis, Verdict]], patches: list[ModulePatch], risks: dict | None = None,
-          warnings: list[str] | None = None, tests: dict | None = None, trace: dict | None = None) -> dict:
+          warnings: list[str] | None = None, tests: dict | None = None, trace: dict | None = None,
+          memory: dict | None = None) -> dict:
     """The report of a run: each class with its verdict, and what the patches did.
     ``risks``: class name -> what ``risk.assess`` found, for the decoupled classes.
     ``warnings``: what the run went on without (said on stderr too). ``tests``: what ``--test``
@@ -154,6 +155,8 @@ def build(root: Path, judged: list[tuple[ClassAnalysis, Verdict]], patches: list
             c["comments_removed"] = removed[c["name"]]
         if risks and c["name"] in risks:
             c["risk"] = risks[c["name"]]
+    if memory:
+        rep["memory"] = memory
     if warnings:
         rep["warnings"] = list(warnings)
     if tests is not None:

@@ -21,6 +21,7 @@ import re
 from .ast_util import walk
 from .dropped_work import allocation_bytes, reader_kind, written_bytes
 from .model import ClassAnalysis, ModulePatch
+from .saving import class_saving
 from .rules import effect_raising_call
 
 _LIMIT = 5  # places listed per item; the count says how many more there are
@@ -51,6 +52,7 @@ def assess(index, a: ClassAnalysis, trees: dict[str, ast.Module], decoupled: tup
         "passed_on": _passed_on(a, trees, decoupled) if after is not None else [],
         "raising_calls": sorted(effect_raising_call.raising_calls(index, a.side_effects), key=lambda r: (r["file"], r["line"])),
         "estimated_bytes": _estimated_bytes(index, a),
+        "memory": class_saving(index, a),
         "still_defined": _still_defined(index, a),
     }
 
