@@ -288,7 +288,7 @@ def compute(tree: Tree, options: Options) -> Result:
     pairs = list(zip(analyses, verdicts))
     from . import saving
     from .discover import DEFAULT_CONFIGURATION
-    from .risk import assess, patched_trees
+    from .risk import answer_raising, assess, patched_trees
 
     risks, memory = {}, None
     if options.presented:
@@ -296,6 +296,7 @@ def compute(tree: Tree, options: Options) -> Result:
         trees = patched_trees(patches) if decoupled else {}
         names = tuple(a.cls.name for a in decoupled)
         risks = {a.cls.name: assess(index, a, trees, names) for a in decoupled}
+        answer_raising(index, decoupled, risks)
         memory = saving.configuration(index, DEFAULT_CONFIGURATION[0], DEFAULT_CONFIGURATION[1], decoupled) if decoupled else None
     return Result(
         report=report.build(tree.root, pairs, patches, risks, warnings, tests, runtime and runtime.entry, memory),

@@ -40,11 +40,12 @@ import json
 import re
 from pathlib import Path
 
+from . import provenance
 from .version import TOOL_NAME, __version__
 from .ast_util import walk
 from .fileio import atomic_write
 from .model import ClassAnalysis, ModulePatch, Verdict
-from .report_md import render_md
+from .report_md import NOT_CHECKED, render_md
 from .rules import keep_runtime_read
 
 KIND_ORDER = {"instance_attribute": 0, "class_attribute": 1, "property": 2, "method": 3}
@@ -148,7 +149,7 @@ def build(root: Path, judged: list[tuple[ClassAnalysis, Verdict]], patches: list
     removed = {name: [{"comment": r.comment, "file": r.file, "line": r.line, "why": r.why, "rule": "DC611"} for r in sorted(plan.removed_comments, key=lambda r: (r.file, r.line or 0))]
                for p in patches for name, plan in p.plans.items()}
     rep = {"tool": {"name": TOOL_NAME, "version": __version__}, "root": str(root),
-           "classes": [class_entry(a, v, inlined.get(a.cls.name, [])) for a, v in judged]}
+           "classes": [class_entry(a, v, inlined.get(a.cls.name, [])) for a, v in judged], "not_checked": NOT_CHECKED}
     for c in rep["classes"]:
         c["comments_to_review"] = comments.get(c["name"], [])
         if removed.get(c["name"]):
@@ -213,6 +214,15 @@ def json_text(rep: dict) -> str:
 
 
 def write(out_dir: Path, rep: dict) -> None:
+    """report.json and report.md; a ``verify.json`` of this very patch (its sha256) is shown in
+    report.md, and none of another patch (``provenance``)."""
     out_dir.mkdir(parents=True, exist_ok=True)
+    patch = out_dir / "patch.diff"
+    digest = provenance.sha256(patch.read_bytes()) if patch.is_file() else None
+    if digest is not None:
+        rep = {**rep, "patch_sha256": digest}
+    verify, others = provenance.matching_verify(out_dir, digest)
+    if verify is not None and others:
+        verify = {**verify, "other_latency_ratios": others}
     atomic_write(out_dir / "report.json", json_text(rep).encode())
-    atomic_write(out_dir / "report.md", render_md(rep).encode())
+    atomic_write(out_dir / "report.md", render_md(rep, verify).encode())

@@ -26,7 +26,7 @@ import operator
 from dataclasses import dataclass, field
 
 from .ast_util import dotted_name, walk
-from .dropped_work import allocation_bytes, size_text
+from .dropped_work import allocation_bytes
 
 MiB = 1 << 20
 
@@ -277,6 +277,8 @@ class _Env:
             elif a.arg in defaults:
                 self.values[a.arg] = _literal(defaults[a.arg])
         self.selves: dict = {}
+        self.assumptions = assumptions
+        self._notes: dict[str, str] = {}  # self.X taken from an else branch: said once it is used
         sn = positional[0].arg if positional else "self"
         stored: dict[str, list] = {}
         for n in walk(init):
@@ -312,7 +314,7 @@ class _Env:
             in_chain = [b for b in branches if any(isinstance(x, ast.Assign) and x in stored.get(attr, ()) for x in b)]
             if len(in_chain) == len(branches) == len(stored.get(attr, ())) and attr not in self.selves:
                 self.selves[attr] = s.value.value
-                assumptions.append(f"`self.{attr}` is {s.value.value!r}, its value on the `else` branch at "
+                self._notes[attr] = (f"`self.{attr}` is {s.value.value!r}, its value on the `else` branch at "
                                    f"`{file}:{s.lineno}` (what no condition of the chain selects)")
 
     def value(self, node):
@@ -321,6 +323,9 @@ class _Env:
         if isinstance(node, ast.Name):
             return self.values.get(node.id, UNKNOWN)
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            note = self._notes.get(node.attr)
+            if note and note not in self.assumptions:
+                self.assumptions.append(note)
             return self.selves.get(node.attr, UNKNOWN)
         if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
             a, b = self.value(node.left), self.value(node.right)
@@ -372,9 +377,10 @@ def _through_super(a, bindings: dict) -> dict:
     return _bind(init, call, env)
 
 
-def built_in_own_code(index, a, decoupled: dict, bindings: dict) -> list[tuple[object, int, dict, str]]:
+def built_in_own_code(index, a, decoupled: dict, bindings: dict, counted: bool = True) -> list[tuple[object, int, dict, str]]:
     """The classes decoupled in the same run that the class's own ``__init__`` still builds:
-    (their analysis, how many, their bindings, where)."""
+    (their analysis, how many, their bindings, where). ``counted=False`` keeps also the calls
+    that run a number of times that does not fold (the count is then UNKNOWN)."""
     init = a.cls.methods.get("__init__")
     if init is None:
         return []
@@ -393,7 +399,7 @@ def built_in_own_code(index, a, decoupled: dict, bindings: dict) -> list[tuple[o
         if other is None or other is a:
             continue
         count = _count(call, parents, init, env)
-        if not isinstance(count, int) or count == 0:
+        if count == 0 or (counted and count is UNKNOWN):
             continue
         out.append((other, count, _bind(other.cls.methods.get("__init__"), call, env), f"{a.cls.file}:{call.lineno}"))
     return out
@@ -412,53 +418,63 @@ def class_saving(index, a) -> dict:
 def configuration(index, name: str, constructions, analyses) -> dict | None:
     """The saving of one process that makes ``constructions`` in order: (role, file, class name,
     values of parameters the call does not state). Each construction is the first call of the
-    class in that file; None when one is not in the tree or its class is not decoupled."""
+    class in that file; None when one is not in the tree or its class is not decoupled.
+
+    A part cached by a key counts once, in the first construction that asks for it; what each
+    construction adds is listed by what it no longer builds, with where (``items``)."""
     by_name = {a.cls.name: a for a in analyses}
     by_qual = {a.cls.qualname: a for a in analyses}
     seen: set[str] = set()
-    rows, assumptions = [], []
-    total_gpu = total_pinned = 0
+    rows, assumptions, not_sized = [], [], []
     for role, rel, cls_name, given in constructions:
         a = by_name.get(cls_name)
         site = _first_call(index, rel, cls_name)
         if a is None or site is None:
             return None
-        mod, call = site
+        _, call = site
         bindings = _bind(a.cls.methods.get("__init__"), call, None, dict(given))
-        parts = _construction_parts(index, a, bindings, by_qual, f"{rel}:{call.lineno}")
-        for s, note in parts:
+        row = {"role": role, "class": cls_name, "site": f"{rel}:{call.lineno}", "given": dict(given),
+               "gpu_bytes": 0, "pinned_bytes": 0, "items": []}
+        for s, where in _construction_parts(index, a, bindings, by_qual):
             assumptions += [x for x in s.assumptions if x not in assumptions]
-        gpu = pinned = 0
-        for s, _ in parts:
-            g, h = s.total(True, seen)
-            gpu, pinned = gpu + g, pinned + h
-            seen.update(part.key for part in s.parts if part.scope == "process" and part.key)
-        total_gpu, total_pinned = total_gpu + gpu, total_pinned + pinned
-        rows.append({"role": role, "class": cls_name, "site": f"{rel}:{call.lineno}",
-                     "given": dict(given), "gpu_bytes": gpu, "pinned_bytes": pinned,
-                     "from": [{"what": note, **_sum(s)} for s, note in parts]})
-    return {"name": name, "constructions": rows, "gpu_bytes": total_gpu, "pinned_bytes": total_pinned,
-            "assumptions": assumptions}
+            for p in s.parts:
+                if p.scope == "process":
+                    if p.key in seen:
+                        continue
+                    seen.add(p.key)
+                if p.gpu is None and p.pinned is None:
+                    entry = f"`{p.file}:{p.line}` {p.code}"
+                    if entry not in not_sized:
+                        not_sized.append(entry)
+                    continue
+                n = 1 if p.scope == "process" else p.count
+                label = p.key or p.code.split("(")[0]
+                item = next((i for i in row["items"] if i["what"] == label and i["in"] == where), None)
+                if item is None:
+                    item = {"what": label, "in": where, "count": 0, "gpu_bytes": 0, "pinned_bytes": 0,
+                            "scope": p.scope, "at": f"{p.file}:{p.line}", "how": p.how}
+                    row["items"].append(item)
+                item["count"] += n
+                item["gpu_bytes"] += (p.gpu or 0) * n
+                item["pinned_bytes"] += (p.pinned or 0) * n
+                row["gpu_bytes"] += (p.gpu or 0) * n
+                row["pinned_bytes"] += (p.pinned or 0) * n
+        rows.append(row)
+    return {"name": name, "constructions": rows, "gpu_bytes": sum(r["gpu_bytes"] for r in rows),
+            "pinned_bytes": sum(r["pinned_bytes"] for r in rows), "assumptions": assumptions, "not_sized": not_sized}
 
 
-def _construction_parts(index, a, bindings: dict, by_qual: dict, where: str) -> list[tuple[Saving, str]]:
-    """The savings one construction of ``a`` adds up: its own dropped work, then that of each
-    class decoupled with it that its own code still builds (each times how many)."""
-    out = [(dropped(index, a, bindings), f"`{a.cls.name}` at `{where}`: the dropped `{a.parent.name}.__init__` work")]
+def _construction_parts(index, a, bindings: dict, by_qual: dict) -> list[tuple[Saving, str]]:
+    """The savings one construction of ``a`` adds up: its own dropped work (``in`` ""), then that
+    of each class decoupled with it that its own code still builds, each times how many (``in``
+    "N `Class` built at file:line")."""
+    out = [(dropped(index, a, bindings), "")]
     for other, count, b, site in built_in_own_code(index, a, by_qual, bindings):
         s = dropped(index, other, b)
         for p in s.parts:
             p.count *= count
-        out.append((s, f"{count} `{other.cls.name}` it builds at `{site}`, each decoupled"))
+        out.append((s, f"{count} `{other.cls.name}` built at `{site}`"))
     return out
-
-
-def _sum(s: Saving) -> dict:
-    kinds: dict[str, int] = {}
-    for p in s.parts:
-        if p.gpu or p.pinned:
-            kinds[p.key or p.code.split("(")[0]] = kinds.get(p.key or p.code.split("(")[0], 0) + p.count
-    return {"objects": kinds}
 
 
 def _first_call(index, rel: str, cls_name: str):
@@ -469,6 +485,3 @@ def _first_call(index, rel: str, cls_name: str):
              and (getattr(n.func, "id", None) == cls_name or getattr(n.func, "attr", None) == cls_name)]
     return (mod, min(calls, key=lambda n: (n.lineno, n.col_offset))) if calls else None
 
-
-def mib(n: int) -> str:
-    return size_text(n)

@@ -240,15 +240,34 @@ def run_verify(root: str | None, out_dir: Path, args) -> int:
     summary = compare(results, work)
     meta = {k: results["original"].get(k) for k in ("device", "torch", "sglang_file")}
     meta["patched_sglang_file"] = results["patched"].get("sglang_file")
-    data = {"meta": meta, "overlaid": overlaid, **summary}
+    data = {"meta": meta, "overlaid": overlaid, **provenance(out_dir, meta), **summary}
     (out_dir / "verify.json").write_text(json.dumps(data, indent=2, default=str) + "\n")
-    # report.md again, from report.json, with the measurements folded into Why and How tested.
-    from ..report_md import render_md
+    # report.md again, from report.json, with the measurements folded into Why and How tested
+    # (report.write finds this verify.json by the patch's sha256).
+    from ..report import write
 
-    rep = json.loads(report_path.read_text())
-    (out_dir / "report.md").write_text(render_md(rep, verify=data) + "\n" + render(summary, meta))
+    write(out_dir, json.loads(report_path.read_text()))
     log(f"verify: {'verified' if summary['ok'] else 'NOT verified'}; see {out_dir / 'verify.json'}")
     return 0 if summary["ok"] else 1
+
+
+def provenance(out_dir: Path, meta: dict) -> dict:
+    """What report.md names of the run: the sha256 of the patch it verified (``patch_sha256``,
+    which ``codemod.provenance`` matches against the patch of a report), the GPU, torch and
+    FlashInfer (the original side's environment, which the patched side shares)."""
+    import hashlib
+    from importlib import metadata
+
+    patch = out_dir / "patch.diff"
+    version = None
+    for dist in ("flashinfer-python", "flashinfer"):
+        try:
+            version = metadata.version(dist)
+            break
+        except metadata.PackageNotFoundError:
+            continue
+    return {"patch_sha256": hashlib.sha256(patch.read_bytes()).hexdigest() if patch.is_file() else None,
+            "gpu": meta.get("device"), "torch_version": meta.get("torch"), "flashinfer_version": version}
 
 
 def add_arguments(p) -> None:
