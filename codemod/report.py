@@ -219,8 +219,6 @@ def write(out_dir: Path, rep: dict) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     patch = out_dir / "patch.diff"
     digest = provenance.sha256(patch.read_bytes()) if patch.is_file() else None
-    if digest is not None:
-        rep = {**rep, "patch_sha256": digest}
     verify, others = provenance.matching_verify(out_dir, digest)
     if verify is not None and others:
         verify = {**verify, "other_latency_ratios": others}

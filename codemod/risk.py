@@ -21,8 +21,8 @@ import re
 from .ast_util import walk
 from .dropped_work import allocation_bytes, reader_kind, written_bytes
 from .model import ClassAnalysis, ModulePatch
-from .saving import built_in_own_code, class_saving
 from .rules import effect_raising_call
+from .saving import built_in_own_code, class_saving
 
 _LIMIT = 5  # places listed per item; the count says how many more there are
 _COMMON = {"environ", "setdefault", "putenv", "register", "update", "set", "self", "envs", "os"}

@@ -51,6 +51,7 @@ _CACHING_DECORATORS = {"lru_cache", "cache", "functools.lru_cache", "functools.c
 _FACTORIES = {"empty", "zeros", "ones", "full", "rand", "randn", "arange", "empty_like", "zeros_like", "ones_like", "full_like", "tensor"}
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv}
 _DEPTH = 3  # constructors followed into constructors
+_REPEATING = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 class _Unknown:
@@ -205,11 +206,17 @@ def _count(call, parents, top, env) -> int | _Unknown:
     under a test that folds to false (or in the branch a true one skips)."""
     n, child, node = 1, call, parents.get(id(call))
     while node is not None and node is not top:
-        if isinstance(node, (ast.For, ast.comprehension)) and child is not getattr(node, "iter", None):
+        if isinstance(node, ast.For) and child is not node.iter:
             times = _range_count(node.iter, env)
             if times is UNKNOWN:
                 return UNKNOWN
             n *= times
+        elif isinstance(node, _REPEATING) and child not in node.generators:
+            for g in node.generators:
+                times = _range_count(g.iter, env) if not g.ifs else UNKNOWN
+                if times is UNKNOWN:
+                    return UNKNOWN
+                n *= times
         elif isinstance(node, (ast.If, ast.IfExp)) and child is not node.test:
             test = env.truth(node.test)
             if test is UNKNOWN:
