@@ -40,7 +40,8 @@ MiB = 1 << 20
 # (the prefill wrappers' ``_kv_lens_buffer``, 128 KiB) are not counted; a FlashInfer release that
 # sizes the workspace otherwise makes the figure differ (``decouple verify`` measures it); the
 # GPU figure assumes the float workspace passed in lives on the GPU, as SGLang's does.
-_FLASHINFER_WRAPPER = (8 * MiB, 8 * MiB, "FlashInfer's wrapper `__init__`: an 8 MiB int workspace and its 8 MiB pinned host copy")
+_FLASHINFER_WRAPPER = (8 * MiB, 8 * MiB, "each FlashInfer wrapper's `__init__` allocates an 8 MiB int workspace on the GPU "
+                       "and an 8 MiB pinned host copy (FlashInfer is outside the tree: decouple's table of known constructors)")
 KNOWN_CONSTRUCTORS = {
     f"flashinfer{mod}.{name}": _FLASHINFER_WRAPPER
     for mod in ("", ".decode", ".prefill")

@@ -101,3 +101,16 @@ def test_gpu_results_of_another_patch_are_not_shown(run, tmp_path):
     md = (out / "report.md").read_text()
     assert "| outputs bitwise equal to the original's | | 3 of 3 |" in md and f"(`{digest[:12]}`)" in md
     (out / "verify.json").unlink()
+
+
+@pytest.mark.parametrize("ratio, others, said", [
+    pytest.param(1.019, [0.983], "within noise, 1.019x the original's, 0.983x to 0.983x in 1 other stored run", id="within-noise"),
+    pytest.param(1.19, [], "1.190x the original's |", id="near-miss-a-real-difference"),
+])
+def test_latency_is_within_noise_only_when_every_run_is(ratio, others, said):
+    from codemod.report_figures import gpu_table
+
+    verify = {"latency_gpu_bound": {"median_ms": {"original": 0.1, "patched": 0.1 * ratio}, "ratio": ratio},
+              "other_latency_ratios": others, "patch_sha256": "a" * 64}
+    [row] = [line for line in gpu_table(verify) if line.startswith("| decode")]
+    assert said in row and ("within noise" in row) == (ratio < 1.05) and "unchanged" not in row
