@@ -120,6 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also add a test file to the target tree (beside its own tests) that pins the result: "
                         "the bases, no parent-only objects built, every kept member still defined (for SGLang's "
                         "TRTLLM MHA backends: a CUDA test on SGLang's attention kit, under test/registered/attention/)")
+    p.add_argument("--issue", metavar="URL", default=None,
+                   help="the issue the change answers: report.md links it (as issue = \"URL\" in [tool.decouple])")
     p.add_argument("--all-uses", action="store_true",
                    help="list every use elsewhere in the tree of each kept member as evidence, not only the first "
                         "found (slower; the kept members are the same)")

@@ -11,6 +11,7 @@
     test-timeout = 1200                 # --test-timeout, seconds (--trace's too)
     trace = "python -m pytest -q tests" # --trace
     scan-ignore = ["Name"]              # classes `decouple scan --check` accepts as they are
+    issue = "https://..."               # --issue: the issue report.md links
 
 Only ROOT's own ``pyproject.toml`` is read (not its parents'): ROOT is what the run analyses,
 and a file above it may belong to another project. With no ROOT, ROOT is the nearest folder,
@@ -51,6 +52,7 @@ KEYS = {
     "keep": '"possible" or "proven"',
     "assume-unused": 'a list of "Class.member" names',
     "scan-ignore": 'a list of class names ("Name" or "package.module:Name")',
+    "issue": "a URL",
 }
 
 
@@ -163,7 +165,7 @@ def table(folder: Path) -> dict | None:
 def _valid(key: str, value) -> bool:
     if key == "classes":
         return isinstance(value, list) and bool(value) and all(isinstance(v, str) and v for v in value)
-    if key in ("parent", "base", "test", "trace"):
+    if key in ("parent", "base", "test", "trace", "issue"):
         return isinstance(value, str) and bool(value)
     if key == "test-timeout":
         return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0

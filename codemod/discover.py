@@ -29,6 +29,17 @@ from .word_index import WordIndex, begin
 DEFAULT_PACKAGE = "sglang"
 DEFAULT_VERSION = "0.5.23"
 DEFAULT_CLASSES = ("TRTLLMHAAttnBackend", "TRTLLMHAAttnMultiStepDraftBackend")
+# What one SGLang process builds of them with EAGLE speculative decoding, 3 draft steps, topk 1
+# (the GPU verification's draft configuration): the target's backend (the attention registry), the
+# draft's extend backend and its multi-step decode backend (``DraftBackendFactory``). Each is the
+# first call of the class in that file; the values are those its call does not state.
+# report.json's "memory" adds up what each no longer allocates (``saving.configuration``).
+DEFAULT_CONFIGURATION = ("EAGLE, 3 draft steps", (
+    ("target", "sglang/srt/layers/attention/attention_registry.py", "TRTLLMHAAttnBackend", {}),
+    ("draft extend", "sglang/srt/speculative/draft_utils.py", "TRTLLMHAAttnBackend", {}),
+    ("draft, 3 steps", "sglang/srt/speculative/draft_utils.py", "TRTLLMHAAttnMultiStepDraftBackend",
+     {"topk": 1, "speculative_num_steps": 3}),
+))
 
 # Folders that never hold the code under analysis.
 _SKIP_DIRS = {OWN_OUTPUT, ".git", "__pycache__", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "node_modules", ".mypy_cache", ".pytest_cache"}

@@ -29,6 +29,8 @@ def emit(root: Path, options: Options, result: Result, hook: TestHook | None = N
     """Emit ``result`` as ``options`` says; the exit code. ``hook``: the run's test hook."""
     if result.files and (options.diff or options.output is not None or options.report_to_stdout):
         result = placed(root, result)
+    if options.issue:
+        result = replace(result, report={**result.report, "issue": options.issue})
     classes = result.report["classes"]
     for warning in result.report.get("warnings", ()):
         print(f"decouple: warning: {warning}", file=sys.stderr)

@@ -48,6 +48,7 @@ class Options:
     test_timeout: float = 20 * 60  # seconds, each run of CMD
     keep_test_copies: bool = False
     trace: str | None = None  # --trace CMD: the project's tests, traced, add the reads they make (DC120)
+    issue: str | None = None  # --issue URL: the issue report.md links (not part of the cached result)
     returned: bool = False  # the Python API: the caller receives the patch and the report (codemod/api.py)
 
     @classmethod
@@ -114,7 +115,7 @@ class Options:
             any_gain=args.any_gain or file.get("any-gain", False),
             markers=not args.no_markers, colour=use_colour(args.color, sys.stdout), check_format=args.format,
             test=test, test_timeout=float(timeout), keep_test_copies=args.keep_test_copies, trace=trace,
-            keep=keep, assume_unused=assume_unused,
+            keep=keep, assume_unused=assume_unused, issue=getattr(args, "issue", None) or file.get("issue"),
         )
 
     @property

@@ -291,16 +291,20 @@ def compute(tree: Tree, options: Options) -> Result:
     if patches and options.emit_tests:
         patches += regression_tests(tree, candidates, patches)
     pairs = list(zip(analyses, verdicts))
-    from .risk import assess, patched_trees
+    from . import saving
+    from .discover import DEFAULT_CONFIGURATION
+    from .risk import answer_raising, assess, patched_trees
 
-    risks = {}
+    risks, memory = {}, None
     if options.presented:
         decoupled = [a for a, v in pairs if v.decision == Decision.DECOUPLE]
         trees = patched_trees(patches) if decoupled else {}
         names = tuple(a.cls.name for a in decoupled)
         risks = {a.cls.name: assess(index, a, trees, names) for a in decoupled}
+        answer_raising(index, decoupled, risks)
+        memory = saving.configuration(index, DEFAULT_CONFIGURATION[0], DEFAULT_CONFIGURATION[1], decoupled) if decoupled else None
     return Result(
-        report=report.build(tree.root, pairs, patches, risks, warnings, tests, runtime and runtime.entry),
+        report=report.build(tree.root, pairs, patches, risks, warnings, tests, runtime and runtime.entry, memory),
         files=[Emitted(p.rel, p.before, p.after, p.encoding) for p in patches],
         diff="".join(unified_diff(p.rel, p.before, p.after) for p in patches),
         # "already decoupled" is its own verdict on the line as in the run's last line, not a decline.

@@ -40,11 +40,12 @@ import json
 import re
 from pathlib import Path
 
+from . import provenance
 from .version import TOOL_NAME, __version__
 from .ast_util import walk
 from .fileio import atomic_write
 from .model import ClassAnalysis, ModulePatch, Verdict
-from .report_md import render_md
+from .report_md import NOT_CHECKED, render_md
 from .rules import keep_runtime_read
 
 KIND_ORDER = {"instance_attribute": 0, "class_attribute": 1, "property": 2, "method": 3}
@@ -136,7 +137,8 @@ def _dedup(items):
 
 
 def build(root: Path, judged: list[tuple[ClassAnalysis, Verdict]], patches: list[ModulePatch], risks: dict | None = None,
-          warnings: list[str] | None = None, tests: dict | None = None, trace: dict | None = None) -> dict:
+          warnings: list[str] | None = None, tests: dict | None = None, trace: dict | None = None,
+          memory: dict | None = None) -> dict:
     """The report of a run: each class with its verdict, and what the patches did.
     ``risks``: class name -> what ``risk.assess`` found, for the decoupled classes.
     ``warnings``: what the run went on without (said on stderr too). ``tests``: what ``--test``
@@ -147,13 +149,15 @@ def build(root: Path, judged: list[tuple[ClassAnalysis, Verdict]], patches: list
     removed = {name: [{"comment": r.comment, "file": r.file, "line": r.line, "why": r.why, "rule": "DC611"} for r in sorted(plan.removed_comments, key=lambda r: (r.file, r.line or 0))]
                for p in patches for name, plan in p.plans.items()}
     rep = {"tool": {"name": TOOL_NAME, "version": __version__}, "root": str(root),
-           "classes": [class_entry(a, v, inlined.get(a.cls.name, [])) for a, v in judged]}
+           "classes": [class_entry(a, v, inlined.get(a.cls.name, [])) for a, v in judged], "not_checked": NOT_CHECKED}
     for c in rep["classes"]:
         c["comments_to_review"] = comments.get(c["name"], [])
         if removed.get(c["name"]):
             c["comments_removed"] = removed[c["name"]]
         if risks and c["name"] in risks:
             c["risk"] = risks[c["name"]]
+    if memory:
+        rep["memory"] = memory
     if warnings:
         rep["warnings"] = list(warnings)
     if tests is not None:
@@ -210,6 +214,13 @@ def json_text(rep: dict) -> str:
 
 
 def write(out_dir: Path, rep: dict) -> None:
+    """report.json and report.md; a ``verify.json`` of this very patch (its sha256) is shown in
+    report.md, and none of another patch (``provenance``)."""
     out_dir.mkdir(parents=True, exist_ok=True)
+    patch = out_dir / "patch.diff"
+    digest = provenance.sha256(patch.read_bytes()) if patch.is_file() else None
+    verify, others = provenance.matching_verify(out_dir, digest)
+    if verify is not None and others:
+        verify = {**verify, "other_latency_ratios": others}
     atomic_write(out_dir / "report.json", json_text(rep).encode())
-    atomic_write(out_dir / "report.md", render_md(rep).encode())
+    atomic_write(out_dir / "report.md", render_md(rep, verify).encode())

@@ -22,6 +22,7 @@ from .ast_util import walk
 from .dropped_work import allocation_bytes, reader_kind, written_bytes
 from .model import ClassAnalysis, ModulePatch
 from .rules import effect_raising_call
+from .saving import built_in_own_code, class_saving
 
 _LIMIT = 5  # places listed per item; the count says how many more there are
 _COMMON = {"environ", "setdefault", "putenv", "register", "update", "set", "self", "envs", "os"}
@@ -51,8 +52,33 @@ def assess(index, a: ClassAnalysis, trees: dict[str, ast.Module], decoupled: tup
         "passed_on": _passed_on(a, trees, decoupled) if after is not None else [],
         "raising_calls": sorted(effect_raising_call.raising_calls(index, a.side_effects), key=lambda r: (r["file"], r["line"])),
         "estimated_bytes": _estimated_bytes(index, a),
+        "memory": class_saving(index, a),
         "still_defined": _still_defined(index, a),
     }
+
+
+def answer_raising(index, decoupled: list[ClassAnalysis], risks: dict) -> None:
+    """Each raising call (DC407) whose raise site still runs when the class is built gets
+    "still_runs_in": the class that runs it (this one, or one decoupled with it that its own code
+    still builds) and where. A configuration that site rejects still fails, so the report does not
+    say that it no longer does."""
+    by_qual = {a.cls.qualname: a for a in decoupled}
+    for a in decoupled:
+        runs = [(a, f"{a.cls.file}:{a.cls.line}")] + [(o, site) for o, _, _, site in built_in_own_code(index, a, by_qual, {}, counted=False)]
+        for r in risks.get(a.cls.name, {}).get("raising_calls", []):
+            for other, site in runs:
+                if r["at"] in _kept_places(other):
+                    r["still_runs_in"] = {"class": other.cls.name, "site": site}
+                    break
+
+
+def _kept_places(a: ClassAnalysis) -> set[str]:
+    """``file:line`` of every statement of the parent's ``__init__`` the patch keeps."""
+    owner = a.parent_init_owner
+    places = {f"{s.file}:{s.line}" for s in a.kept_for_effect}
+    if owner is not None and a.init_slice is not None:
+        places |= {f"{owner.file}:{pos[0]}" for pos in a.init_slice.kept}
+    return places
 
 
 def _still_defined(index, a: ClassAnalysis) -> dict[str, str]:

@@ -91,8 +91,11 @@ def test_proven_drops_what_only_unknown_receivers_read_and_lists_each_use(projec
     # the typed receiver's read is a shown use: kept, and no assumption
     assert "scratch" in _kept(report) and not {"kv", "label"} & _kept(report)
     md = (tmp_path / "out" / "report.md").read_text()
-    section = md.split("## Assumptions to review", 1)[1].split("\n## ", 1)[0]
-    assert "`Fast.kv`: `pkg/user.py:5`" in section and "`Fast.label`: `pkg/user.py:9`" in section
+    # Risk says which members were dropped on the user's word; each use behind it is report.json's.
+    risk = md[md.index("## Risk"):md.index("## How tested")]
+    [item] = [line for line in risk.splitlines() if "Dropped on your word" in line]
+    assert "`kv`, `label`" in item and "2 reads" in item and "If one of them can hold a `Fast`" in item
+    assert "pkg/user.py:5" not in md and [(u["file"], u["line"]) for u in assumed["label"]] == [("pkg/user.py", 9)]
     patched = (tmp_path / "out" / "files" / "pkg" / "child.py").read_text()
     assert "self.kv" not in patched and "self.label" not in patched and "self.scratch = [0] * n" in patched
 

@@ -299,13 +299,12 @@ def run_verify(root: str | None, out_dir: Path, args) -> int:
     (out_dir / "verify.json").write_text(json.dumps(assemble(results, summary, out_dir / "patch.diff", None, overlaid), indent=2, default=str) + "\n")
     emitted = run_emitted_test(out_dir, work, {"original": orig_root, "patched": work / "patched_root"}, args, log)
     data = assemble(results, summary, out_dir / "patch.diff", emitted, overlaid)
-    meta = data["meta"]
     (out_dir / "verify.json").write_text(json.dumps(data, indent=2, default=str) + "\n")
-    # report.md again, from report.json, with the measurements folded into Why and How tested.
-    from ..report_md import render_md
+    # report.md again, from report.json, with the measurements folded into Why and How tested
+    # (report.write finds this verify.json by the patch's sha256).
+    from ..report import write
 
-    rep = json.loads(report_path.read_text())
-    (out_dir / "report.md").write_text(render_md(rep, verify=data) + "\n" + render(data, meta))
+    write(out_dir, json.loads(report_path.read_text()))
     log(f"verify: {'verified' if data['ok'] else 'NOT verified'}; see {out_dir / 'verify.json'}")
     return 0 if data["ok"] else 1
 
@@ -345,6 +344,7 @@ def run_emitted_test(out_dir: Path, work: Path, roots: dict, args, log) -> dict:
         runs[side] = json.loads(res.read_text()) if res.exists() else {"load_error": f"no result (exit {proc.returncode})"}
         log(f"verify: emitted test, {side}: {runs[side].get('tally') or runs[side].get('load_error')}")
     return emitted_outcome(path, source, runs["original"], runs["patched"], CONSTRUCTION_TESTS, KIT_TESTS)
+
 
 
 def add_arguments(p) -> None:

@@ -10,6 +10,9 @@ reaches through ``self`` calls (unless the class overrides them), and every kept
 Inlining or copying nothing would give the class the attribute: before the change it did
 not have it either, unless one of those methods ran.
 
+The hazard's sentence speaks of the patched tree: where the class assigns the attribute in
+its own code too, it names those places rather than saying that only the parent's methods do.
+
 ## Known problems
 A method that is called from outside the tree, or from the class's own methods only
 through a name built at run time, is taken not to run: this can be wrong.
@@ -41,4 +44,17 @@ def run(st) -> None:
         )
         if not runs:
             del a.kept[name]
-            a.hazards.append(Hazard(owner.file, m.line, f"{a.cls.name} reads self.{name}, but only {owner.name}.{'/'.join(sorted(providers))} assigns it, which never runs on {a.cls.name}: nothing to inline", changes_meaning=False, rule=ID))
+            a.hazards.append(Hazard(owner.file, m.line, _why(a, name, owner, providers), changes_meaning=False, rule=ID))
+
+
+def _why(a, name: str, owner, providers: set[str]) -> str:
+    """The hazard's sentence, true of the patched tree: where the class assigns the attribute in
+    its own code (which the patch keeps), it says so, instead of "only" the parent's methods."""
+    theirs = "/".join(f"{owner.name}.{p}" for p in sorted(providers))
+    own = a.cls.members.get(name)
+    places = sorted(own.assigned_in) if own is not None else []
+    if places:
+        where = ", ".join(f"`{a.cls.file}:{line}` in {meth}" for meth, line in places)
+        return (f"{a.cls.name} assigns self.{name} in its own code ({where}); {theirs}, which also does, "
+                f"never runs on {a.cls.name}: nothing to inline")
+    return f"{a.cls.name} reads self.{name}, but only {theirs} assigns it, which never runs on {a.cls.name}: nothing to inline"

@@ -53,3 +53,14 @@ def test_unprovided_still_dropped_when_the_class_overrides_the_called_method(tmp
     child = CHILD.format(attr="late") + "\n    def _setup(self):\n        pass\n"
     a, _ = analyse(tmp_path, {"base.py": base, "child.py": child})
     assert "late" not in a.kept and hazards_of(a, "DC152")
+
+
+def test_unprovided_hazard_names_the_class_own_assignment(tmp_path):
+    # The class assigns the attribute in its own setup (as TRTLLMHAAttnBackend.init_cuda_graph_state
+    # does): "only Parent.setup assigns it" would be false of the patched tree; the near miss above
+    # (test_unprovided_attribute_is_dropped_with_a_hazard) keeps the "only" sentence.
+    base = "class Parent:\n    def __init__(self):\n        self.pool = [0]\n\n    def setup(self):\n        self.late = 1\n"
+    child = CHILD.format(attr="late") + "\n    def setup(self):\n        self.late = 2\n"
+    a, _ = analyse(tmp_path, {"base.py": base, "child.py": child})
+    [h] = hazards_of(a, "DC152")
+    assert "but only" not in h and "Child assigns self.late in its own code (`pkg/child.py:12` in setup)" in h
