@@ -241,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         # while finding nothing to free, so this short-lived process goes without it.
         gc.disable()
         if command == "scan":
-            from .bequest_report import run_scan
+            from .scan.report import run_scan
 
             return run_scan(args)
         return run(args)

@@ -1,5 +1,5 @@
 """``decouple scan``, second pass and output: the full analysis of the classes at the top of
-the estimate (``bequest_scan``), then the table in one of three formats, or ``--check``'s findings.
+the estimate (``scan.estimate``), then the table in one of three formats, or ``--check``'s findings.
 
 The full analysis is a normal run's (``pipeline.compute``, with its cache, ``cache.RunCache``):
 the verdict of a row is the one ``decouple ROOT --class C --check`` gives (for a class whose
@@ -15,16 +15,15 @@ import os
 import sys
 from dataclasses import dataclass
 
-from . import config
-from .bequest_scan import Estimate, Plan, estimate_files, plan, rank
-from .console import check_line, counted, display_path
-from .discover import Tree
-from .dropped_work import size_text
-from .errors import EXIT_CHANGES, EXIT_OK, DecoupleError, UsageError
-from .interrupt import TICK, at, forking, ignoring_ctrl_c, in_child, wait_for
-from .model import ReadLog
-from .options import Options
-
+from .. import config
+from ..console import check_line, counted, display_path
+from ..discover import Tree
+from ..dropped_work import size_text
+from ..errors import EXIT_CHANGES, EXIT_OK, DecoupleError, UsageError
+from ..interrupt import TICK, at, forking, ignoring_ctrl_c, in_child, wait_for
+from ..model import ReadLog
+from ..options import Options
+from .estimate import Estimate, Plan, estimate_files, plan, rank
 
 
 @dataclass
@@ -158,8 +157,8 @@ def _judge_one(spec: tuple[str, str | None, str | None]) -> tuple[str, str, str,
 
 def _verdict(tree: Tree, cls: str, parent: str | None, base: str | None, file: dict,
              use_cache: bool) -> tuple[str, str, str, dict | None]:
-    from .cache import RunCache
-    from .pipeline import compute
+    from ..cache import RunCache
+    from ..pipeline import compute
 
     name = cls.rpartition(":")[2]
     options = Options(root=str(tree.root), classes=(cls,), parent=parent, base=base, check=True,
@@ -260,8 +259,8 @@ def ignored(row: Row, allow: list[str]) -> bool:
 # ---- the command -----------------------------------------------------------------------
 
 def run_scan(args) -> int:
-    from .discover import DEFAULT_PACKAGE, DEFAULT_VERSION, open_tree
-    from .word_index import snapshot_path
+    from ..discover import DEFAULT_PACKAGE, DEFAULT_VERSION, open_tree
+    from ..word_index import snapshot_path
 
     if args.top < 0:
         raise UsageError(f"--top takes a number of classes, 0 or more, got {args.top}")
