@@ -222,6 +222,10 @@ def build_scan_parser() -> argparse.ArgumentParser:
                    help="also run it on every class whose saving is at least POINTS (docs/scan.md says how it is counted)")
     p.add_argument("--check", action="store_true",
                    help="print one line per class the scan would decouple that scan-ignore does not list; exit 1 if any")
+    p.add_argument("--replaced", action="store_true",
+                   help="list instead the classes whose __init__ replaces objects their parent's __init__ built "
+                        "(built then replaced, DC408), the first N by what the thrown-away objects cost, each with a "
+                        "verdict on a factory hook; no full analysis runs")
     p.add_argument("--no-cache", action="store_true", help="do not reuse or store results in the user cache directory")
     return p
 

@@ -147,8 +147,10 @@ def estimate_tree(tree: Tree) -> list[Estimate]:
     return rank(estimate_files(tree, the_plan, the_plan.parent_files))
 
 
-def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str]) -> list[Estimate]:
-    """The pairs whose parent is defined in one of ``parent_files``, in no particular order."""
+def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str], each_first_base=None) -> list[Estimate]:
+    """The pairs whose parent is defined in one of ``parent_files``, in no particular order;
+    ``each_first_base(index, cls, parent)``, when given, is called on each such pair where the
+    parent is the class's first base, after its estimate (``replaced.find``, DC408)."""
     frozen = gc.get_freeze_count() == 0  # a worker froze what it inherited already
     if frozen:
         gc.freeze()
@@ -171,6 +173,8 @@ def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str]) -> list[
                         e = estimate(index, cls, p, first=i == 0) if p is not None and p.file == prel else None
                         if e is not None:
                             out.append(e)
+                        if each_first_base is not None and i == 0 and p is not None and p.file == prel:
+                            each_first_base(index, cls, p)
         # What little the pass leaves in cycles (a module parsed whole when its sketch would not
         # parse), which a run without the collector keeps: collected now and then, while
         # little else is alive (the rest is frozen out of its way).
@@ -339,6 +343,8 @@ def construction_weight(index: SketchIndex, cls: ClassInfo) -> int:
             elif rule == effect_call.ID:
                 e.calls += 1
         index.weights[cls.cli_name] = e.saving
+        index.costs[cls.cli_name] = {"statements": e.skipped, "constructions": len(e.constructions),
+                                     "allocations": len(e.allocations), "bytes": e.bytes, "calls": e.calls}
     return index.weights[cls.cli_name]
 
 

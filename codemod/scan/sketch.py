@@ -38,6 +38,7 @@ class SketchIndex(Index):
         self._recent: dict[str, None] = {}  # the modules held, least recently asked for first
         self._sketches: dict[str, str] = {}
         self.weights: dict[str, int] = {}  # class -> estimate.construction_weight
+        self.costs: dict[str, dict] = {}  # class -> what its own __init__ does, the parts of that weight
         self._whole: dict[str, ModuleInfo | None] = {}
 
     def module(self, rel: str):
