@@ -115,6 +115,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="apply the patch in place under ROOT, each file atomically; refuses a file it would write that "
                         "has uncommitted git changes (see --force); with nothing left to decouple, writes nothing")
     p.add_argument("--force", action="store_true", help="with --write: also overwrite files with uncommitted git changes")
+    p.add_argument("--hook", action="store_true",
+                   help="instead of decoupling: add a factory method to the parent for each object the parent's __init__ "
+                        "builds that the --class replaces before any read (DC408), override it in the class (and its "
+                        "subclasses that replace it too), and drop the replacement; prints the diff (--write applies it, "
+                        "--check exits 1 if there is one), and on stderr what no longer runs and what stays")
     p.add_argument("--analyse-only", action="store_true", help="write the report only, no patch")
     p.add_argument("--emit-tests", action="store_true",
                    help="also add a test file to the target tree (beside its own tests) that pins the result: "
@@ -271,6 +276,10 @@ def run(args) -> int:
     from .options import Options
     from .session import Session
 
+    if args.hook:
+        from .factory_hook.run import run_hook
+
+        return run_hook(args)
     try:
         options = Options.from_args(args)
     except NothingSelected as exc:

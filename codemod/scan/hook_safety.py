@@ -156,8 +156,7 @@ def list_alias(owner: ClassInfo, init: ast.FunctionDef, super_stmt: ast.stmt, b:
     return not any(alias in (f.reads_attrs | f.mutates_attrs | f.writes_attrs) for f in (collect(x, csn) for x in between))
 
 
-def same_value(index: SketchIndex, cls: ClassInfo, owner: ClassInfo, init: ast.FunctionDef,
-               super_stmt: ast.stmt, b: dc408.Built, read: ast.stmt) -> bool:
+def same_value(index: SketchIndex, cls: ClassInfo, owner: ClassInfo, b: dc408.Built, read: ast.stmt) -> bool:
     """Whether ``read`` (a statement of P's ``__init__``) gives the same value with C's object:
     it reads only ``self.L[k].m`` (or ``self.a.m``), and ``m`` is what the class P built sets
     in its ``__init__`` from a parameter, set nowhere else in the classes from C's up to it,
@@ -182,10 +181,10 @@ def same_value(index: SketchIndex, cls: ClassInfo, owner: ClassInfo, init: ast.F
     bc = resolve_built(index, cls.module, c_call.func, cls.file)
     if not (isinstance(bp, ClassInfo) and isinstance(bc, ClassInfo)):
         return False
-    return all(_same_member(index, owner, init, super_stmt, bp, bc, p_call, c_call, m) for m in set(reads))
+    return all(_same_member(index, cls, owner, bp, bc, p_call, c_call, m) for m in set(reads))
 
 
-def _same_member(index, owner, init, super_stmt, bp, bc, p_call, c_call, m) -> bool:
+def _same_member(index, cls, owner, bp, bc, p_call, c_call, m) -> bool:
     path = [bc]  # bc up first bases to bp
     while path[-1] is not bp:
         nxt = resolve_base(index, path[-1])
@@ -207,13 +206,14 @@ def _same_member(index, owner, init, super_stmt, bp, bc, p_call, c_call, m) -> b
     params = _params(pinit)
     if f.reads_attrs or f.calls_methods or not f.reads_locals <= set(params):
         return False
-    return all(_same_argument(index, owner, init, super_stmt, path, p, p_call, c_call) for p in f.reads_locals)
+    return all(_same_argument(index, cls, owner, path, p, p_call, c_call) for p in f.reads_locals)
 
 
-def _same_argument(index, owner, init, super_stmt, path, p, p_call, c_call) -> bool:
+def _same_argument(index, cls, owner, path, p, p_call, c_call) -> bool:
     """Whether both constructions pass bp's parameter ``p`` the same value: bp's call gets it as
     P's parameter ``x``; bc's chain passes its own parameter ``y`` on to ``p`` unchanged; C's call
-    gives ``y`` C's parameter ``z``, which C's ``super().__init__`` passes to P's ``x``."""
+    gives ``y`` C's parameter ``z``, which C's ``super().__init__`` passes on to P's ``x`` (through
+    the ``__init__`` of each class between, for a subclass of C)."""
     name = p
     for lower in reversed(path[:-1]):  # from the class under bp down to bc
         linit = lower.methods.get("__init__")
@@ -231,7 +231,7 @@ def _same_argument(index, owner, init, super_stmt, path, p, p_call, c_call) -> b
     z = _arg_for(c_call, _init_of(index, path[0]), name)
     if not (isinstance(x, ast.Name) and isinstance(z, ast.Name)):
         return False
-    return _param_passed(init, super_stmt.value, owner.methods["__init__"], x.id) == z.id
+    return param_up(index, cls, z.id, owner) == x.id
 
 
 def _param_passed(lower_init, call, upper_init, upper_param) -> str | None:
@@ -285,3 +285,30 @@ def resolve_built(index: SketchIndex, mod, func: ast.AST, besides: str):
         whole = index.whole(mod.rel)
         built = whole.classes.get(q.rpartition(".")[2]) if whole is not None else None
     return built
+
+
+def param_up(index: SketchIndex, sub: ClassInfo, name: str, owner: ClassInfo) -> str | None:
+    """The parameter of ``owner.__init__`` that ``sub``'s parameter ``name`` reaches unchanged
+    through the ``super().__init__()`` calls of the classes between, or None."""
+    cur, cur_name = sub, name
+    for _ in range(8):
+        if cur is owner:
+            return cur_name
+        init = cur.methods.get("__init__")
+        up = index.resolve_class(cur.bases[0]) if cur.bases else None
+        if up is None:
+            return None
+        if init is not None:
+            _, call = find_super_init(index, cur, init, up)
+            up_init = _init_of(index, up)
+            if call is None or up_init is None:
+                return None
+            cur_name = _receiving(init, call, up_init, cur_name)
+            if cur_name is None:
+                return None
+        cur = up
+    return None
+
+
+def _receiving(lower: ast.FunctionDef, call: ast.Call, upper: ast.FunctionDef, name: str) -> str | None:
+    return next((p for p in _params(upper) if _param_passed(lower, call, upper, p) == name), None)

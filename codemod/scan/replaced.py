@@ -49,6 +49,10 @@ class Finding:
     statements: list[dict] = field(default_factory=list)  # one per thrown-away statement
     verdict: str = HOOK_POSSIBLE
     reason: str = ""
+    # With ``find(..., keep=True)``: (statement's dict, dc408.Built, the __init__'s owner) for
+    # each of the class's own statements, what the hook's run rewrites; left out of the scan's
+    # results, which cross processes.
+    built: list = field(default_factory=list, repr=False, compare=False)
 
     @property
     def saving(self) -> int:
@@ -69,7 +73,7 @@ class Finding:
                 "reason": self.reason, "rule": self.rule}
 
 
-def find(index: SketchIndex, cls: ClassInfo, parent: ClassInfo | None, _depth: int = 0) -> Finding | None:
+def find(index: SketchIndex, cls: ClassInfo, parent: ClassInfo | None, _depth: int = 0, keep: bool = False) -> Finding | None:
     """What ``cls`` throws away of what the ``__init__`` chain of its first base builds."""
     init = cls.methods.get("__init__")
     if parent is None or init is None or parent is cls or _depth > 4:
@@ -90,6 +94,8 @@ def find(index: SketchIndex, cls: ClassInfo, parent: ClassInfo | None, _depth: i
             item = _statement(index, cls, owner, chain, init, super_stmt, b)
             if item["weight"]:  # it builds or allocates: a plain call's result is no construction to save
                 out.statements.append(item)
+                if keep:
+                    out.built.append((item, b, owner))
     # What the ancestors between throw away of their own parents' objects, which cls pays too.
     if owner is parent and parent.bases:
         above = index.resolve_class(parent.bases[0])
@@ -142,7 +148,7 @@ def _statement(index: SketchIndex, cls: ClassInfo, owner: ClassInfo, chain: list
     item["weight"] = weight if item["constructions"] or item["allocations"] else 0
     item["reads"] = [{"at": f"{owner.file}:{s.lineno}", "code": mod.lines[s.lineno - 1].strip(), "in": where,
                       "same_value": where == "__init__" and (list_alias(owner, init, super_stmt, b, s)
-                                                             or same_value(index, cls, owner, init, super_stmt, b, s))}
+                                                             or same_value(index, cls, owner, b, s))}
                      for s, where in b.reads]
     item["verdict"], item["reason"] = _verdict(index, cls, owner, chain, init, super_stmt, b, item)
     return item
