@@ -82,9 +82,8 @@ def _parent_side(e: Edits, hook: Hook) -> None:
     psn = first_param(init)
     call = f"{psn}.{hook.name}({', '.join(hook.params)})"
     e.add(rel, e.offset(rel, value.lineno, value.col_offset), e.offset(rel, value.end_lineno, value.end_col_offset), call)
-    stmt = hook.built.stmt.body[0] if hook.built.element else hook.built.stmt
     comment = "# A subclass that builds its own object overrides this: this one is then never built."
-    _method(e, rel, init, hook.name, [psn, *hook.params], _source(e, rel, value, {}, stmt.col_offset, init), comment)
+    _method(e, rel, init, hook.name, [psn, *hook.params], _source(e, rel, value, {}, init), comment)
 
 
 def _override(e: Edits, hook: Hook, o: Override) -> None:
@@ -97,6 +96,9 @@ def _override(e: Edits, hook: Hook, o: Override) -> None:
     first = remove.lineno
     while first > 1 and lines[first - 2].strip().startswith("#") and _indent(lines[first - 2]) == indent:
         first -= 1  # the comment that explains the replacement goes with it
+    if remove is init.body[-1]:
+        while first > 1 and not lines[first - 2].strip():
+            first -= 1  # and the blank lines before it, when it ended the __init__
     e.add(rel, e.line_start(rel, first), e.line_end(rel, remove.end_lineno), "")
     if o.store_first:
         sup = e.twin(rel, o.super_stmt, o.cls.node)
@@ -104,9 +106,8 @@ def _override(e: Edits, hook: Hook, o: Override) -> None:
         stores = "".join(f"{pad}{csn}._{n.lstrip('_')} = {n}\n" for n in o.store_first)
         e.add(rel, e.line_start(rel, sup.lineno), e.line_start(rel, sup.lineno),
               f"{pad}# Stored before the parent's __init__, which calls {hook.name}.\n" + stores)
-    stmt = o.remove.body[0] if hook.built.element else o.remove
     value = e.twin(rel, o.value, o.cls.node)
-    _method(e, rel, init, hook.name, [csn, *hook.params], _source(e, rel, value, o.names, stmt.col_offset, init), "")
+    _method(e, rel, init, hook.name, [csn, *hook.params], _source(e, rel, value, o.names, init), "")
 
 
 def _init(e: Edits, cls) -> ast.FunctionDef:
@@ -122,9 +123,10 @@ def _method(e: Edits, rel: str, init: ast.FunctionDef, name: str, params: list[s
     e.add(rel, at, at, text)
 
 
-def _source(e: Edits, rel: str, value: ast.expr, names: dict[str, str], stmt_col: int, init: ast.FunctionDef) -> str:
+def _source(e: Edits, rel: str, value: ast.expr, names: dict[str, str], init: ast.FunctionDef) -> str:
     """The source of ``value`` with the names of ``names`` replaced, its continuation lines
-    moved to sit under a ``return`` in a method beside ``init`` as they sat under the statement."""
+    moved to sit under a ``return`` in a method beside ``init`` as they sat under the line it
+    started on."""
     start = e.offset(rel, value.lineno, value.col_offset)
     text = e.text(rel)[start:e.offset(rel, value.end_lineno, value.end_col_offset)]
     bound = {n.id for n in walk(value) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
@@ -133,7 +135,7 @@ def _source(e: Edits, rel: str, value: ast.expr, names: dict[str, str], stmt_col
                    reverse=True)
     for at, length, new in spots:
         text = text[:at] + new + text[at + length:]
-    shift = stmt_col - (init.col_offset + 4)
+    shift = len(_indent(e.text(rel).splitlines()[value.lineno - 1])) - (init.col_offset + 4)
     out = text.splitlines(keepends=True)
     for k in range(1, len(out)):
         line = out[k]

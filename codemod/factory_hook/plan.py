@@ -81,8 +81,8 @@ def plan(index: SketchIndex, cls: ClassInfo) -> Plan:
 def _hook(index: SketchIndex, cls: ClassInfo, owner: ClassInfo, b: dc408.Built, item: dict):
     name = item["hook"]
     for sub in index.subclasses_deep(owner):
-        if sub is not cls and re.search(rf"^\s+def\s+{re.escape(name)}\b", index.class_text(sub), re.MULTILINE):
-            return None, f"{sub.name} defines {name} already: {owner.name}.__init__ would call it"
+        if sub is not cls and re.search(rf"\b{re.escape(name)}\b", index.class_text(sub)):
+            return None, f"{sub.name} defines or names {name} already: {owner.name}.__init__ would call it"
     pinit = owner.methods["__init__"]
     psn = first_param(pinit)
     if len(b.replacement.values) != 1:
@@ -141,7 +141,8 @@ def _override(index: SketchIndex, sub: ClassInfo, hook: Hook, r: dc408.Replaceme
                     hook.params.append(up)
             else:
                 attr = f"_{n.lstrip('_')}"
-                if any(re.search(rf"\b{re.escape(attr)}\b", index.class_text(c)) for c in _up_to(index, sub, hook.owner)):
+                if any(re.search(rf"\b{re.escape(attr)}\b", index.class_text(c))
+                       for c in [*_up_to(index, sub, hook.owner), *index.subclasses_deep(sub)]):
                     return None, f"{sub.name} would store {n} as self.{attr}, a name already in use"
                 names[n] = f"{csn}.{attr}"
                 store_first.append(n)

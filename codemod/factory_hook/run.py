@@ -22,6 +22,10 @@ def run_hook(args) -> int:
 
     if len(args.classes) != 1:
         raise UsageError("--hook takes one --class")
+    if args.write and args.check:
+        raise UsageError("--write cannot be combined with --check")
+    if args.write and args.sglang is not None:
+        raise UsageError("--hook --write with --sglang would change the cached release: give ROOT, a copy of it")
     root, _ = config.settle(args.root, args.sglang, DEFAULT_PACKAGE, DEFAULT_VERSION)
     tree = open_tree(root, args.sglang or DEFAULT_VERSION)
     defined, _ = class_statements(tree)

@@ -121,7 +121,7 @@ def test_near_miss_another_subclass_defines_the_hook_name(tmp_path):
     root = write(tmp_path / "t", tree)
     code, diff, err = run_cli(root, "--class", "LightDraft", "--hook", env={"DECOUPLE_CACHE_DIR": str(tmp_path / "c")})
     assert code == 0 and diff == ""
-    assert "OddDraft defines _build_backend already" in err and "DC615" in err
+    assert "OddDraft defines or names _build_backend already" in err and "DC615" in err
 
 
 def test_near_miss_a_read_that_may_differ_is_left(tmp_path):
@@ -131,3 +131,79 @@ def test_near_miss_a_read_that_may_differ_is_left(tmp_path):
     code, diff, err = run_cli(root, "--class", "LightDraft", "--hook", env={"DECOUPLE_CACHE_DIR": str(tmp_path / "c")})
     assert code == 0 and diff == ""
     assert "left: self.backends[i]" in err and "not shown to give the same value" in err
+
+
+# Shaped like a vision encoder layer whose subclass rebuilds its attention with other settings.
+LAYERS = """
+BUILT = []
+
+
+def add_prefix(name, prefix):
+    return f"{prefix}.{name}" if prefix else name
+
+
+class Attention:
+    def __init__(self, dim, proj, prefix="", flatten=False):
+        BUILT.append(type(self).__name__)
+        self.dim, self.proj, self.prefix, self.flatten = dim, proj, prefix, flatten
+        self.weight = bytearray(dim * proj)
+
+
+class MLP:
+    def __init__(self, dim):
+        BUILT.append(type(self).__name__)
+        self.dim = dim
+
+
+class EncoderLayer:
+    def __init__(self, config, prefix=""):
+        self.embed_dim = config.hidden
+        self.self_attn = Attention(config.hidden, config.inter, prefix=add_prefix("self_attn", prefix))
+        self.mlp = MLP(config.hidden)
+
+
+class PackedEncoderLayer(EncoderLayer):
+    def __init__(self, config, prefix=""):
+        super().__init__(config, prefix=prefix)
+        self.self_attn = Attention(config.hidden, config.hidden, prefix=add_prefix("self_attn", prefix), flatten=True)
+
+
+class PlainEncoderLayer(EncoderLayer):
+    pass
+"""
+
+LAYER_PROBE = """
+import json
+import pkg.layers as m
+
+class Config:
+    hidden, inter = 4, 8
+
+out = {}
+for cls in (m.EncoderLayer, m.PackedEncoderLayer, m.PlainEncoderLayer):
+    m.BUILT.clear()
+    x = cls(Config(), prefix="model.layers.0")
+    out[cls.__name__] = {"built": list(m.BUILT), "attn": vars(x.self_attn) | {"weight": len(x.self_attn.weight)},
+                         "attrs": sorted(vars(x))}
+print(json.dumps(out, sort_keys=True))
+"""
+
+
+def test_hook_on_a_model_layer(tmp_path):
+    def run(root):
+        done = subprocess.run([sys.executable, "-c", textwrap.dedent(LAYER_PROBE)], cwd=root, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    before = run(write(tmp_path / "before", {"layers.py": LAYERS}))
+    root = write(tmp_path / "after", {"layers.py": LAYERS})
+    code, _, err = run_cli(root, "--class", "PackedEncoderLayer", "--hook", "--write", env={"DECOUPLE_CACHE_DIR": str(tmp_path / "c")})
+    assert code == 0, err
+    text = (root / "pkg" / "layers.py").read_text()
+    assert "self.self_attn = self._build_self_attn(config, prefix)" in text
+    after = run(root)
+    for name in ("EncoderLayer", "PlainEncoderLayer"):
+        assert after[name] == before[name]
+    b, a = before["PackedEncoderLayer"], after["PackedEncoderLayer"]
+    assert a["attn"] == b["attn"] and a["attrs"] == b["attrs"]
+    assert b["built"] == ["Attention", "MLP", "Attention"] and a["built"] == ["Attention", "MLP"]
