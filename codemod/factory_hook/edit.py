@@ -107,7 +107,8 @@ def _override(e: Edits, hook: Hook, o: Override) -> None:
         e.add(rel, e.line_start(rel, sup.lineno), e.line_start(rel, sup.lineno),
               f"{pad}# Stored before the parent's __init__, which calls {hook.name}.\n" + stores)
     value = e.twin(rel, o.value, o.cls.node)
-    _method(e, rel, init, hook.name, [csn, *hook.params], _source(e, rel, value, o.names, init), "")
+    prelude = [f"{d.targets[0].id} = {_source(e, rel, e.twin(rel, d.value, o.cls.node), o.names, init)}" for d in o.prelude]
+    _method(e, rel, init, hook.name, [csn, *hook.params], _source(e, rel, value, o.names, init), "", prelude)
 
 
 def _init(e: Edits, cls) -> ast.FunctionDef:
@@ -115,10 +116,12 @@ def _init(e: Edits, cls) -> ast.FunctionDef:
     return next(n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
 
 
-def _method(e: Edits, rel: str, init: ast.FunctionDef, name: str, params: list[str], body: str, comment: str) -> None:
-    """``def name(params): return body`` after ``init``, at its indentation."""
+def _method(e: Edits, rel: str, init: ast.FunctionDef, name: str, params: list[str], body: str, comment: str,
+            prelude: list[str] = ()) -> None:
+    """``def name(params): return body`` after ``init``, at its indentation, ``prelude`` first."""
     pad = _indent(e.text(rel).splitlines()[init.lineno - 1])
-    text = f"\n{pad}def {name}({', '.join(params)}):\n" + (f"{pad}    {comment}\n" if comment else "") + f"{pad}    return {body}\n"
+    text = (f"\n{pad}def {name}({', '.join(params)}):\n" + (f"{pad}    {comment}\n" if comment else "")
+            + "".join(f"{pad}    {line}\n" for line in prelude) + f"{pad}    return {body}\n")
     at = e.line_end(rel, init.end_lineno)
     e.add(rel, at, at, text)
 

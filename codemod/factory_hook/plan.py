@@ -19,7 +19,7 @@ from ..rules import effect_built_then_replaced as dc408
 from ..rules import rewrite_factory_hook as dc615
 from ..rules.rewrite_inline_init import find_super_init
 from ..scan import replaced
-from ..scan.hook_safety import _params_of, list_alias, param_up, same_value
+from ..scan.hook_safety import _not_hoistable, _params_of, list_alias, param_up, same_value
 from ..scan.sketch import SketchIndex
 
 
@@ -33,6 +33,7 @@ class Override:
     names: dict[str, str]  # a name the construction reads -> what the override reads instead
     store_first: list[str] = field(default_factory=list)  # parameters stored on self before super().__init__()
     super_stmt: ast.stmt | None = None
+    prelude: list[ast.Assign] = field(default_factory=list)  # the locals it computes again first, in order
 
 
 @dataclass
@@ -119,42 +120,65 @@ def _override(index: SketchIndex, sub: ClassInfo, hook: Hook, r: dc408.Replaceme
     super_stmt, _ = find_super_init(index, sub, init, parent) if parent is not None else (None, None)
     if super_stmt is None or super_stmt not in init.body:
         return None, f"{sub.name}'s super().__init__() call is not a statement of its __init__ body"
-    value = r.values[0]
-    bound_inside = {n.id for n in walk(value) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    over = Override(sub, r.values[0], r.stmt, {}, [], super_stmt)
     params = _params_of(init)
     rebound = {n for s in init.body for n in collect(s, csn).writes_locals}
-    names: dict[str, str] = {}
-    store_first: list[str] = []
-    for node in walk(value):
-        if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)) or node.id in bound_inside or node.id in names:
-            continue
-        n = node.id
-        if n == csn:
-            continue
-        if r.element and n == r.loop.target.id:
-            names[n] = hook.params[0]
-        elif n in params and n not in rebound:
-            up = param_up(index, sub, n, hook.owner)
-            if up is not None and up not in _rebound(hook.owner):
-                names[n] = up
-                if up not in hook.params:
-                    hook.params.append(up)
-            else:
-                attr = f"_{n.lstrip('_')}"
-                if any(re.search(rf"\b{re.escape(attr)}\b", index.class_text(c))
-                       for c in [*_up_to(index, sub, hook.owner), *index.subclasses_deep(sub)]):
-                    return None, f"{sub.name} would store {n} as self.{attr}, a name already in use"
-                names[n] = f"{csn}.{attr}"
-                store_first.append(n)
-        elif n in params or n in rebound:
-            return None, f"{sub.name}'s construction reads {n}, computed in its __init__: not done by --hook"
-        elif n in hook.params:
-            return None, f"{sub.name}'s construction reads the global {n}, which the hook's parameter {n} would shadow"
-    for attr in collect(value, csn).reads_attrs:
+    before = init.body[:init.body.index(r.stmt)]
+    todo, done = [over.value], set()
+    while todo:
+        expr = todo.pop()
+        bound_inside = {n.id for n in walk(expr) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        for node in walk(expr):
+            if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)) or node.id in bound_inside \
+                    or node.id in over.names or node.id in done or node.id == csn:
+                continue
+            n = node.id
+            done.add(n)
+            if r.element and n == r.loop.target.id:
+                over.names[n] = hook.params[0]
+            elif n in params and n not in rebound:
+                why = _parameter(index, sub, hook, over, n, csn)
+                if why:
+                    return None, why
+            elif n in params or n in rebound:
+                # A local computed from parameters alone (what the scan calls hoistable): the
+                # override computes it again, from what the hook has.
+                defs = [s for s in init.body if n in collect(s, csn).writes_locals]
+                if _not_hoistable(init, before, n, set()):
+                    return None, f"{sub.name}'s construction reads {n}, computed in its __init__ from more than its parameters"
+                over.prelude[:0] = defs
+                todo += [d.value for d in defs]
+            elif n in hook.params:
+                return None, f"{sub.name}'s construction reads the global {n}, which the hook's parameter {n} would shadow"
+    for attr in collect(over.value, csn).reads_attrs:
         after = init.body[init.body.index(super_stmt) + 1:]
         if any(attr in collect(s, csn).writes_attrs for s in after):
             return None, f"{sub.name} sets self.{attr} after super().__init__(): storing it before is not done by --hook"
-    return Override(sub, value, r.stmt, names, store_first, super_stmt), ""
+    over.prelude.sort(key=lambda s: s.lineno)
+    # A local the override computes again may take the name of a hook parameter (the parent's
+    # own local of that name): only if nothing else the override reads is that parameter.
+    clash = {d.targets[0].id for d in over.prelude} & set(over.names.values())
+    if clash:
+        return None, f"{sub.name}'s local {sorted(clash)[0]} would hide the hook's parameter of that name, which it reads too"
+    return over, ""
+
+
+def _parameter(index: SketchIndex, sub: ClassInfo, hook: Hook, over: Override, n: str, csn: str) -> str:
+    """Have ``sub``'s parameter ``n`` in the override: the parent's parameter it reaches unchanged,
+    or stored on self before ``super().__init__()``; or why not."""
+    up = param_up(index, sub, n, hook.owner)
+    if up is not None and up not in _rebound(hook.owner):
+        over.names[n] = up
+        if up not in hook.params:
+            hook.params.append(up)
+        return ""
+    attr = f"_{n.lstrip('_')}"
+    if any(re.search(rf"\b{re.escape(attr)}\b", index.class_text(c))
+           for c in [*_up_to(index, sub, hook.owner), *index.subclasses_deep(sub)]):
+        return f"{sub.name} would store {n} as self.{attr}, a name already in use"
+    over.names[n] = f"{csn}.{attr}"
+    over.store_first.append(n)
+    return ""
 
 
 def _grandchild(index: SketchIndex, sub: ClassInfo, hook: Hook):

@@ -180,7 +180,8 @@ def _reads_after(stmts: list[ast.stmt], attr: str, sn: str, methods: dict[str, a
                  unseen: set[str]) -> list[tuple[ast.stmt, str]]:
     """The statements after the construction that may read ``self.attr``: directly, in a
     method of P they call on ``self`` (followed through the methods those call), in a method an
-    override may replace (``unseen``), or anywhere ``self`` is handed to."""
+    override may replace (``unseen``) or whose body is not among ``methods``, or anywhere
+    ``self`` is handed to."""
     out = []
     for s in stmts:
         f = collect(s, sn)
@@ -189,18 +190,18 @@ def _reads_after(stmts: list[ast.stmt], attr: str, sn: str, methods: dict[str, a
         elif f.dynamic or _hands_off(s, sn):
             out.append((s, "whatever self is handed to"))
         seen: set[str] = set()
-        todo = sorted(f.calls_methods & (set(methods) | unseen))
+        todo = sorted(f.calls_methods)
         while todo:
             name = todo.pop()
             if name in seen:
                 continue
             seen.add(name)
             if name in unseen or name not in methods:
-                out.append((s, f"{name}, which a subclass overrides"))
+                out.append((s, f"{name}, which a subclass overrides" if name in unseen else f"{name}, whose body is not found"))
                 continue
             m = methods[name]
             mf = collect(m, first_param(m))
             if attr in mf.reads_attrs | mf.mutates_attrs or mf.dynamic or _hands_off(m, first_param(m)):
                 out.append((m, name))
-            todo += sorted((mf.calls_methods & (set(methods) | unseen)) - seen)
+            todo += sorted(mf.calls_methods - seen)
     return out

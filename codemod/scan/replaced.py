@@ -31,7 +31,7 @@ from ..rules import effect_built_then_replaced as dc408
 from ..rules.rewrite_inline_init import find_super_init
 from ..slice import side_effect
 from .estimate import MIB, REPEATED, WEIGHTS, _chain, construction_weight
-from .hook_safety import construction_problem, list_alias, resolve_built, same_value
+from .hook_safety import construction_problem, list_alias, resolve_base, resolve_built, same_value
 from .sketch import Sizes, SketchIndex
 
 _DEF = re.compile(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
@@ -88,10 +88,11 @@ def find(index: SketchIndex, cls: ClassInfo, parent: ClassInfo | None, _depth: i
     replaced = dc408.replacements(init, super_stmt)
     out = Finding(cls.cli_name, parent.cli_name, cls.file, cls.line)
     if replaced:
-        methods = {n: m for c in reversed(chain) for n, m in c.methods.items() if n != "__init__"}
+        defined_in = {n: c for c in reversed(_ancestors(index, chain)) for n in c.methods if n != "__init__"}
+        methods = {n: c.methods[n] for n, c in defined_in.items()}
         overrides = set(_DEF.findall(index.class_text(cls))) - {"__init__"}
         for b in dc408.built(owner.methods["__init__"], replaced, methods, overrides):
-            item = _statement(index, cls, owner, chain, init, super_stmt, b)
+            item = _statement(index, cls, owner, chain, init, super_stmt, b, defined_in)
             if item["weight"]:  # it builds or allocates: a plain call's result is no construction to save
                 out.statements.append(item)
                 if keep:
@@ -117,8 +118,18 @@ def find(index: SketchIndex, cls: ClassInfo, parent: ClassInfo | None, _depth: i
     return out
 
 
+def _ancestors(index: SketchIndex, chain: list[ClassInfo]) -> list[ClassInfo]:
+    """``chain`` and the first-base ancestors above it, as far as they resolve: where a
+    method P's ``__init__`` calls may be defined (a second base's are not followed: a call of
+    one counts as a read)."""
+    out = list(chain)
+    while len(out) < 16 and (nxt := resolve_base(index, out[-1])) is not None and nxt not in out:
+        out.append(nxt)
+    return out
+
+
 def _statement(index: SketchIndex, cls: ClassInfo, owner: ClassInfo, chain: list[ClassInfo],
-               init: ast.FunctionDef, super_stmt: ast.stmt, b: dc408.Built) -> dict:
+               init: ast.FunctionDef, super_stmt: ast.stmt, b: dc408.Built, defined_in: dict) -> dict:
     mod = owner.module
     item = {"at": f"{owner.file}:{b.stmt.lineno}", "code": mod.lines[b.stmt.lineno - 1].strip(), "attr": b.attr,
             "element": b.element, "replaced_at": f"{cls.file}:{b.replacement.stmt.lineno}",
@@ -146,10 +157,13 @@ def _statement(index: SketchIndex, cls: ClassInfo, owner: ClassInfo, chain: list
         item["allocations"].append({"at": f"{owner.file}:{stmt.lineno}", **({"bytes": size["bytes"]} if size else {})})
         weight += WEIGHTS["allocation"] + min((size or {}).get("bytes", 0) // MIB, 64)
     item["weight"] = weight if item["constructions"] or item["allocations"] else 0
-    item["reads"] = [{"at": f"{owner.file}:{s.lineno}", "code": mod.lines[s.lineno - 1].strip(), "in": where,
-                      "same_value": where == "__init__" and (list_alias(owner, init, super_stmt, b, s)
-                                                             or same_value(index, cls, owner, b, s))}
-                     for s, where in b.reads]
+    item["reads"] = []
+    for s, where in b.reads:
+        # A read in a method is at that method, in the file of the class that defines it.
+        at = defined_in[where] if isinstance(s, ast.FunctionDef) and where in defined_in else owner
+        item["reads"].append({"at": f"{at.file}:{s.lineno}", "code": at.module.lines[s.lineno - 1].strip(), "in": where,
+                              "same_value": where == "__init__" and (list_alias(owner, init, super_stmt, b, s)
+                                                                     or same_value(index, cls, owner, b, s))})
     item["verdict"], item["reason"] = _verdict(index, cls, owner, chain, init, super_stmt, b, item)
     return item
 

@@ -232,3 +232,14 @@ def test_scan_replaced_on_the_command_line(tmp_path):
     assert code == 0 and md.startswith("| # | score | class |")
     code, _, err = run_cli("scan", root, "--replaced", "--check", env=env)
     assert code == 2 and "--replaced" in err
+
+
+def test_near_miss_a_read_in_a_method_an_ancestor_defines(tmp_path):
+    """The parent's __init__ ends by calling a method its own base defines, which reads the
+    layers: the object is read before the class replaces it."""
+    model = MODEL.replace("class Encoder:", "class Base:\n    def post_init(self):\n        self.count = len(self.layers)\n\n\nclass Encoder(Base):")
+    model = model.replace("        self.width = cfg.width\n", "        self.width = cfg.width\n        self.post_init()\n")
+    ocr = findings(tmp_path, {"model.py": model})["OcrEncoder"]
+    layers = next(s for s in ocr["statements"] if s["attr"] == "layers")
+    assert [(r["at"], r["in"]) for r in layers["reads"]] == [("pkg/model.py:13", "post_init")]
+    assert layers["verdict"] == REFUSED and "in post_init" in layers["reason"]

@@ -165,7 +165,8 @@ class EncoderLayer:
 class PackedEncoderLayer(EncoderLayer):
     def __init__(self, config, prefix=""):
         super().__init__(config, prefix=prefix)
-        self.self_attn = Attention(config.hidden, config.hidden, prefix=add_prefix("self_attn", prefix), flatten=True)
+        dim = config.hidden
+        self.self_attn = Attention(dim, dim, prefix=add_prefix("self_attn", prefix), flatten=True)
 
 
 class PlainEncoderLayer(EncoderLayer):
@@ -201,6 +202,8 @@ def test_hook_on_a_model_layer(tmp_path):
     assert code == 0, err
     text = (root / "pkg" / "layers.py").read_text()
     assert "self.self_attn = self._build_self_attn(config, prefix)" in text
+    # The local the construction reads is computed again in the override, from the hook's parameters.
+    assert "    def _build_self_attn(self, config, prefix):\n        dim = config.hidden\n        return Attention(dim, dim" in text
     after = run(root)
     for name in ("EncoderLayer", "PlainEncoderLayer"):
         assert after[name] == before[name]
