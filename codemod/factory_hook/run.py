@@ -22,6 +22,11 @@ def run_hook(args) -> int:
 
     if len(args.classes) != 1:
         raise UsageError("--hook takes one --class")
+    other = [flag for flag, given in (("--parent", args.parent), ("--base", args.base), ("--output", args.output),
+                                      ("--analyse-only", args.analyse_only), ("--emit-tests", args.emit_tests),
+                                      ("--test", args.test), ("--trace", args.trace)) if given]
+    if other:
+        raise UsageError(f"{other[0]} does not apply to --hook (the parent is the class's first base; the diff goes to stdout)")
     if args.write and args.check:
         raise UsageError("--write cannot be combined with --check")
     if args.write and args.sglang is not None:

@@ -210,3 +210,14 @@ def test_hook_on_a_model_layer(tmp_path):
     b, a = before["PackedEncoderLayer"], after["PackedEncoderLayer"]
     assert a["attn"] == b["attn"] and a["attrs"] == b["attrs"]
     assert b["built"] == ["Attention", "MLP", "Attention"] and a["built"] == ["Attention", "MLP"]
+
+
+def test_hook_usage_errors_are_one_line(tmp_path):
+    root = write(tmp_path / "t", files())
+    env = {"DECOUPLE_CACHE_DIR": str(tmp_path / "c")}
+    for extra, said in ((["--output", str(tmp_path / "o")], "--output does not apply to --hook"),
+                        (["--write", "--check"], "--write cannot be combined with --check")):
+        code, out, err = run_cli(root, "--class", "LightDraft", "--hook", *extra, env=env)
+        assert code == 2 and said in err and "Traceback" not in err and out == ""
+    code, _, err = run_cli(root, "--hook", env=env)
+    assert code == 2 and "--hook takes one --class" in err
