@@ -19,7 +19,13 @@ from ..rules import effect_built_then_replaced as dc408
 from ..rules import rewrite_factory_hook as dc615
 from ..rules.rewrite_inline_init import find_super_init
 from ..scan import replaced
-from ..scan.hook_safety import _not_hoistable, _params_of, list_alias, param_up, same_value
+from ..scan.hook_safety import (
+    _not_hoistable,
+    _params_of,
+    list_alias,
+    param_up,
+    same_value,
+)
 from ..scan.sketch import SketchIndex
 
 
@@ -159,7 +165,7 @@ def _override(index: SketchIndex, sub: ClassInfo, hook: Hook, r: dc408.Replaceme
     # own local of that name): only if nothing else the override reads is that parameter.
     clash = {d.targets[0].id for d in over.prelude} & set(over.names.values())
     if clash:
-        return None, f"{sub.name}'s local {sorted(clash)[0]} would hide the hook's parameter of that name, which it reads too"
+        return None, f"{sub.name}'s local {min(clash)} would hide the hook's parameter of that name, which it reads too"
     return over, ""
 
 

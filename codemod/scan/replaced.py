@@ -31,7 +31,13 @@ from ..rules import effect_built_then_replaced as dc408
 from ..rules.rewrite_inline_init import find_super_init
 from ..slice import side_effect
 from .estimate import MIB, REPEATED, WEIGHTS, _chain, construction_weight
-from .hook_safety import construction_problem, list_alias, resolve_base, resolve_built, same_value
+from .hook_safety import (
+    construction_problem,
+    list_alias,
+    resolve_base,
+    resolve_built,
+    same_value,
+)
 from .sketch import Sizes, SketchIndex
 
 _DEF = re.compile(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)

@@ -191,11 +191,12 @@ def test_near_miss_a_hook_name_that_clashes(tmp_path):
 
 
 def test_near_miss_a_construction_reading_what_the_child_sets_later(tmp_path):
-    files = draft_files(child=("        super().__init__(runner, steps)\n        for i in range(self.steps - 1):\n"
-                               "            self.backends[i] = LightBackend(runner, buf=self.indptr[i], kind=kind)",
-                               "        super().__init__(runner, steps)\n        self.kind = make(kind)\n"
-                               "        for i in range(self.steps - 1):\n"
-                               "            self.backends[i] = LightBackend(runner, buf=self.indptr[i], kind=self.kind)"))
+    old = ("        super().__init__(runner, steps)\n        for i in range(self.steps - 1):\n"
+           "            self.backends[i] = LightBackend(runner, buf=self.indptr[i], kind=kind)")
+    new = ("        super().__init__(runner, steps)\n        self.kind = make(kind)\n"
+           "        for i in range(self.steps - 1):\n"
+           "            self.backends[i] = LightBackend(runner, buf=self.indptr[i], kind=self.kind)")
+    files = draft_files(child=(old, new))
     files["child.py"] = "from .util import make\n" + files["child.py"]
     files["util.py"] = "def make(k):\n    return k\n"
     light = findings(tmp_path, files)["LightDraft"]
