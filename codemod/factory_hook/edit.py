@@ -1,13 +1,15 @@
 """The text of each file ``decouple --hook`` changes: span edits at the positions of the whole
 file's own parse (a sketch's columns may differ), applied from the end of the file up, then
-compiled before anything is shown or written."""
+checked as a normal run's patch is (``check.check_file``) before anything is shown or written."""
 
 from __future__ import annotations
 
 import ast
 
 from ..ast_util import first_param, walk
+from ..check import check_file
 from ..errors import DecoupleError
+from ..rules import rewrite_factory_hook as dc615
 from .plan import Hook, Override, Plan
 
 
@@ -19,6 +21,7 @@ class Edits:
         self.texts: dict[str, str] = {}
         self.parsed: dict[str, ast.Module] = {}
         self.edits: dict[str, list[tuple[int, int, str]]] = {}
+        self.deleted: dict[str, set[int]] = {}  # lines, from 1
 
     def text(self, rel: str) -> str:
         if rel not in self.texts:
@@ -51,17 +54,37 @@ class Edits:
     def add(self, rel: str, start: int, end: int, new: str) -> None:
         self.edits.setdefault(rel, []).append((start, end, new))
 
+    def delete_lines(self, rel: str, first: int, last: int) -> None:
+        self.deleted.setdefault(rel, set()).update(range(first, last + 1))
+
+    def _deletions(self, rel: str) -> None:
+        """The deleted lines as edits, a run of them between two blank lines taking one of the
+        two along (no two blank lines left inside a class)."""
+        lines = self.text(rel).splitlines()
+        gone = sorted(self.deleted.get(rel, ()))
+        runs: list[list[int]] = []
+        for n in gone:
+            if runs and n == runs[-1][1] + 1:
+                runs[-1][1] = n
+            else:
+                runs.append([n, n])
+        for first, last in runs:
+            if 1 < first and last < len(lines) and not lines[first - 2].strip() and not lines[last].strip():
+                last += 1
+            self.add(rel, self.line_start(rel, first), self.line_end(rel, last), "")
+
     def results(self) -> dict[str, tuple[str, str]]:
-        """rel -> (old text, new text), each new text compiled."""
+        """rel -> (old text, new text), each new text checked as a normal run's patch is."""
+        for rel in list(self.deleted):
+            self._deletions(rel)
         out = {}
         for rel, edits in self.edits.items():
             text = old = self.text(rel)
             for start, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
                 text = text[:start] + new + text[end:]
-            try:
-                compile(text, rel, "exec", dont_inherit=True)
-            except SyntaxError as exc:  # a bug of ours: nothing is shown or written
-                raise DecoupleError(f"{rel}:{exc.lineno}: the hook's rewrite does not compile ({exc.msg}); nothing written") from None
+            problem = check_file(old, text, rel)  # it compiles, and adds no pyflakes finding
+            if problem:  # a bug of ours: nothing is shown or written
+                raise DecoupleError(f"{dc615.ID}: {problem}; nothing written")
             out[rel] = (old, text)
         return out
 
@@ -99,7 +122,10 @@ def _override(e: Edits, hook: Hook, o: Override) -> None:
     if remove is init.body[-1]:
         while first > 1 and not lines[first - 2].strip():
             first -= 1  # and the blank lines before it, when it ended the __init__
-    e.add(rel, e.line_start(rel, first), e.line_end(rel, remove.end_lineno), "")
+    e.delete_lines(rel, first, remove.end_lineno)
+    for d in o.remove_also:
+        dead = e.twin(rel, d, o.cls.node)
+        e.delete_lines(rel, dead.lineno, dead.end_lineno)
     if o.store_first:
         sup = e.twin(rel, o.super_stmt, o.cls.node)
         pad = _indent(lines[sup.lineno - 1])

@@ -40,6 +40,7 @@ class Override:
     store_first: list[str] = field(default_factory=list)  # parameters stored on self before super().__init__()
     super_stmt: ast.stmt | None = None
     prelude: list[ast.Assign] = field(default_factory=list)  # the locals it computes again first, in order
+    remove_also: list[ast.Assign] = field(default_factory=list)  # those its class's __init__ no longer reads
 
 
 @dataclass
@@ -82,7 +83,31 @@ def plan(index: SketchIndex, cls: ClassInfo) -> Plan:
                 hook.overrides.append(over)
             elif why:
                 out.left.append((f"{sub.name}'s self.{b.attr}", f"{dc615.ID}: left as it is: {why}"))
+    _drop_dead_locals(out)
     return out
+
+
+def _drop_dead_locals(the_plan: Plan) -> None:
+    """The locals an override computes again that its class's ``__init__`` no longer reads once
+    the replacements go: their assignments go too (plain, from parameters and builtins only)."""
+    by_class: dict[str, list[Override]] = {}
+    for h in the_plan.hooks:
+        for o in h.overrides:
+            by_class.setdefault(o.cls.cli_name, []).append(o)
+    for overs in by_class.values():
+        init = overs[0].cls.methods["__init__"]
+        sn = first_param(init)
+        gone = {id(o.remove) for o in overs}
+        defs = {id(d): d for o in overs for d in o.prelude}
+        changed = True
+        while changed:
+            changed = False
+            for key, d in defs.items():
+                name = d.targets[0].id
+                if key not in gone and not any(name in collect(s, sn).reads_locals for s in init.body if id(s) not in gone | {key}):
+                    gone.add(key)
+                    changed = True
+        overs[0].remove_also = [d for key, d in defs.items() if key in gone]
 
 
 def _hook(index: SketchIndex, cls: ClassInfo, owner: ClassInfo, b: dc408.Built, item: dict):
