@@ -26,6 +26,7 @@ from ..scan.hook_safety import (
     param_up,
     same_value,
 )
+from ..scan.replaced import _ancestors
 from ..scan.sketch import SketchIndex
 
 
@@ -232,12 +233,17 @@ def _grandchild(index: SketchIndex, sub: ClassInfo, hook: Hook):
         return None, "it replaces the object in another shape"
     # What runs between the hook and the subclass's replacement now sees its object: the reads
     # of P's __init__ (the scan's), and the __init__s of the classes between.
-    between = _up_to(index, sub, hook.owner)[1:-1]
-    for c in between:
+    path = _up_to(index, sub, hook.owner)
+    for k, c in enumerate(path[1:-1], 1):
         cinit = c.methods.get("__init__")
-        if cinit is not None and any(b.attr in collect(s, first_param(cinit)).reads_attrs for s in cinit.body
-                                     if not any(s is o.remove for o in hook.overrides)):
-            return None, f"{c.name}.__init__ reads self.{b.attr}"
+        if cinit is None:
+            continue
+        stmts = [s for s in cinit.body if not any(s is o.remove for o in hook.overrides)]
+        methods = {n: m for a in reversed(_ancestors(index, path[k:])) for n, m in a.methods.items() if n != "__init__"}
+        unseen = {n for a in path[:k] for n in a.methods}
+        reads = dc408.reads_after(stmts, b.attr, first_param(cinit), methods, unseen)
+        if reads:
+            return None, f"{c.name}.__init__ reads self.{b.attr} (line {reads[0][0].lineno}, {reads[0][1]})"
     g = dc408.Built(b.attr, b.element, b.stmt, b.value, r, b.reads)
     for read, where in b.reads:
         if not (where == "__init__" and (list_alias(hook.owner, init, super_stmt, g, read)

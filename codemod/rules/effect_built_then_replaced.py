@@ -150,7 +150,7 @@ def built(pinit: ast.FunctionDef, replaced: dict[str, Replacement], methods: dic
                 if r is not None and r.element and ast.dump(r.loop.iter) == ast.dump(stmt.iter) and _builds(value):
                     out.append(Built(attr, True, stmt, value, r))
     for b in out:
-        b.reads = _reads_after(body[body.index(b.stmt) + 1:], b.attr, psn, methods, unseen)
+        b.reads = reads_after(body[body.index(b.stmt) + 1:], b.attr, psn, methods, unseen)
     return out
 
 
@@ -176,7 +176,7 @@ def _builds(value: ast.expr) -> bool:
     return any(isinstance(n, ast.Call) for n in walk(value))
 
 
-def _reads_after(stmts: list[ast.stmt], attr: str, sn: str, methods: dict[str, ast.FunctionDef],
+def reads_after(stmts: list[ast.stmt], attr: str, sn: str, methods: dict[str, ast.FunctionDef],
                  unseen: set[str]) -> list[tuple[ast.stmt, str]]:
     """The statements after the construction that may read ``self.attr``: directly, in a
     method of P they call on ``self`` (followed through the methods those call), in a method an

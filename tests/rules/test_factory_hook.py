@@ -221,3 +221,23 @@ def test_hook_usage_errors_are_one_line(tmp_path):
         assert code == 2 and said in err and "Traceback" not in err and out == ""
     code, _, err = run_cli(root, "--hook", env=env)
     assert code == 2 and "--hook takes one --class" in err
+
+
+def test_near_miss_a_grandchild_whose_parent_reads_the_object_after_is_left(tmp_path):
+    """LightDraft reads the first backend after its loop: with an override of its own,
+    LighterDraft's object would be there then instead of LightDraft's. LighterDraft keeps its
+    loop (it replaces what LightDraft's override built, as before); LightDraft is hooked."""
+    after_loop = ("            self.backends[i] = LightBackend(runner, buf=self.indptr[i], kind=kind)\n",
+                  "            self.backends[i] = LightBackend(runner, buf=self.indptr[i], kind=kind)\n"
+                  "        self.first_kind = self.backends[0].kind\n")
+    before = probe(write(tmp_path / "before", files(child=after_loop)))
+    root = write(tmp_path / "after", files(child=after_loop))
+    code, _, err = run_cli(root, "--class", "LightDraft", "--hook", "--write", env={"DECOUPLE_CACHE_DIR": str(tmp_path / "c")})
+    assert code == 0, err
+    assert "LighterDraft's self.backends" in err and "LightDraft.__init__ reads self.backends" in err
+    after = probe(root)
+    for name in ("MultiStepDraft", "PlainDraft", "TunedDraft"):
+        assert after[name] == before[name]
+    for name in ("LightDraft", "LighterDraft"):
+        assert {k: v for k, v in after[name].items() if k != "built"} == {k: v for k, v in before[name].items() if k != "built"}
+    assert after["LighterDraft"]["built"] == {"LightBackend": 6, "Workspace": 6}  # was 3 HeavyBackend more
