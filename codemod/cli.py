@@ -115,6 +115,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="apply the patch in place under ROOT, each file atomically; refuses a file it would write that "
                         "has uncommitted git changes (see --force); with nothing left to decouple, writes nothing")
     p.add_argument("--force", action="store_true", help="with --write: also overwrite files with uncommitted git changes")
+    p.add_argument("--hook", action="store_true",
+                   help="instead of decoupling: add a factory method to the parent for each object the parent's __init__ "
+                        "builds that the --class replaces before any read (DC408), override it in the class (and its "
+                        "subclasses that replace it too), and drop the replacement; prints the diff (--write applies it, "
+                        "--check exits 1 if there is one), and on stderr what no longer runs and what stays")
     p.add_argument("--analyse-only", action="store_true", help="write the report only, no patch")
     p.add_argument("--emit-tests", action="store_true",
                    help="also add a test file to the target tree (beside its own tests) that pins the result: "
@@ -227,6 +232,10 @@ def build_scan_parser() -> argparse.ArgumentParser:
                    help="also run it on every class whose saving is at least POINTS (docs/scan.md says how it is counted)")
     p.add_argument("--check", action="store_true",
                    help="print one line per class the scan would decouple that scan-ignore does not list; exit 1 if any")
+    p.add_argument("--replaced", action="store_true",
+                   help="list instead the classes whose __init__ replaces objects their parent's __init__ built "
+                        "(built then replaced, DC408), the first N by what the thrown-away objects cost, each with a "
+                        "verdict on a factory hook; no full analysis runs")
     p.add_argument("--no-cache", action="store_true", help="do not reuse or store results in the user cache directory")
     return p
 
@@ -246,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         # while finding nothing to free, so this short-lived process goes without it.
         gc.disable()
         if command == "scan":
-            from .bequest_report import run_scan
+            from .scan.report import run_scan
 
             return run_scan(args)
         return run(args)
@@ -272,6 +281,10 @@ def run(args) -> int:
     from .options import Options
     from .session import Session
 
+    if args.hook:
+        from .factory_hook.run import run_hook
+
+        return run_hook(args)
     try:
         options = Options.from_args(args)
     except NothingSelected as exc:

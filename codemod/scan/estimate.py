@@ -17,7 +17,7 @@ The pass is cheap on purpose, so that it can cover a whole tree:
 
 It sees only the class's own code: a use of the parent's members elsewhere in the tree, a
 ``super()`` call at run time, a type check that names the parent, are the full analysis's to
-find (``bequest_report``), and may decline a class the estimate ranks high.
+find (``scan.report``), and may decline a class the estimate ranks high.
 """
 
 from __future__ import annotations
@@ -28,15 +28,21 @@ import re
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
-from .ast_util import first_param, is_super_call, pos, walk
-from .discover import Tree
-from .dropped_work import allocation_bytes
-from .index import ClassInfo, Index
-from .rules import rewrite_fuse_loops as fuse_loops
-from .rules import effect_allocation, effect_call, effect_construction, effect_outside_write, effect_registration
-from .rules.rewrite_inline_init import find_super_init, generates_init
+from ..ast_util import first_param, is_super_call, pos, walk
+from ..discover import Tree
+from ..dropped_work import allocation_bytes
+from ..index import ClassInfo, Index
+from ..rules import (
+    effect_allocation,
+    effect_call,
+    effect_construction,
+    effect_outside_write,
+    effect_registration,
+)
+from ..rules import rewrite_fuse_loops as fuse_loops
+from ..rules.rewrite_inline_init import find_super_init, generates_init
+from ..slice import Slicer, _bind_consts
 from .sketch import Sizes, SketchIndex, class_statements
-from .slice import Slicer, _bind_consts
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _WRITES = (effect_outside_write.ID, effect_registration.ID)
@@ -136,13 +142,15 @@ def plan(tree: Tree) -> Plan:
 
 def estimate_tree(tree: Tree) -> list[Estimate]:
     """Every (class, parent) pair of the tree whose parent's ``__init__`` work the class skips
-    some of, best saving first (``bequest_report`` splits the parent files among processes)."""
+    some of, best saving first (``scan.report`` splits the parent files among processes)."""
     the_plan = plan(tree)
     return rank(estimate_files(tree, the_plan, the_plan.parent_files))
 
 
-def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str]) -> list[Estimate]:
-    """The pairs whose parent is defined in one of ``parent_files``, in no particular order."""
+def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str], each_first_base=None) -> list[Estimate]:
+    """The pairs whose parent is defined in one of ``parent_files``, in no particular order;
+    ``each_first_base(index, cls, parent)``, when given, is called on each such pair where the
+    parent is the class's first base, after its estimate (``replaced.find``, DC408)."""
     frozen = gc.get_freeze_count() == 0  # a worker froze what it inherited already
     if frozen:
         gc.freeze()
@@ -165,6 +173,8 @@ def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str]) -> list[
                         e = estimate(index, cls, p, first=i == 0) if p is not None and p.file == prel else None
                         if e is not None:
                             out.append(e)
+                        if each_first_base is not None and i == 0 and p is not None and p.file == prel:
+                            each_first_base(index, cls, p)
         # What little the pass leaves in cycles (a module parsed whole when its sketch would not
         # parse), which a run without the collector keeps: collected now and then, while
         # little else is alive (the rest is frozen out of its way).
@@ -333,6 +343,8 @@ def construction_weight(index: SketchIndex, cls: ClassInfo) -> int:
             elif rule == effect_call.ID:
                 e.calls += 1
         index.weights[cls.cli_name] = e.saving
+        index.costs[cls.cli_name] = {"statements": e.skipped, "constructions": len(e.constructions),
+                                     "allocations": len(e.allocations), "bytes": e.bytes, "calls": e.calls}
     return index.weights[cls.cli_name]
 
 

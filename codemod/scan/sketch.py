@@ -14,9 +14,9 @@ import re
 from bisect import bisect_right
 from functools import cached_property
 
-from .ast_util import resolve_relative
-from .discover import Tree
-from .index import ClassInfo, Index, ModuleInfo
+from ..ast_util import resolve_relative
+from ..discover import Tree
+from ..index import ClassInfo, Index, ModuleInfo
 
 # A class statement, and the text of its bases up to the parenthesis before the colon.
 CLASS = re.compile(r"^[ \t]*class[ \t]+(\w+)[ \t]*(?:\(([^:]*?)\))?[ \t]*:", re.M)
@@ -37,7 +37,8 @@ class SketchIndex(Index):
         self.spans: dict[str, dict[str, tuple[int, int]]] = {}  # file -> class -> its lines in the file
         self._recent: dict[str, None] = {}  # the modules held, least recently asked for first
         self._sketches: dict[str, str] = {}
-        self.weights: dict[str, int] = {}  # class -> bequest_scan.construction_weight
+        self.weights: dict[str, int] = {}  # class -> estimate.construction_weight
+        self.costs: dict[str, dict] = {}  # class -> what its own __init__ does, the parts of that weight
         self._whole: dict[str, ModuleInfo | None] = {}
 
     def module(self, rel: str):

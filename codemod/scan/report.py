@@ -1,5 +1,5 @@
 """``decouple scan``, second pass and output: the full analysis of the classes at the top of
-the estimate (``bequest_scan``), then the table in one of three formats, or ``--check``'s findings.
+the estimate (``scan.estimate``), then the table in one of three formats, or ``--check``'s findings.
 
 The full analysis is a normal run's (``pipeline.compute``, with its cache, ``cache.RunCache``):
 the verdict of a row is the one ``decouple ROOT --class C --check`` gives (for a class whose
@@ -15,16 +15,18 @@ import os
 import sys
 from dataclasses import dataclass
 
-from . import config
-from .bequest_scan import Estimate, Plan, estimate_files, plan, rank
-from .console import check_line, counted, display_path
-from .discover import Tree
-from .dropped_work import size_text
-from .errors import EXIT_CHANGES, EXIT_OK, DecoupleError, UsageError
-from .interrupt import TICK, at, forking, ignoring_ctrl_c, in_child, wait_for
-from .model import ReadLog
-from .options import Options
-
+from .. import config
+from ..console import check_line, counted, display_path
+from ..discover import Tree
+from ..dropped_work import size_text
+from ..errors import EXIT_CHANGES, EXIT_OK, DecoupleError, UsageError
+from ..interrupt import TICK, at, forking, ignoring_ctrl_c, in_child, wait_for
+from ..model import ReadLog
+from ..options import Options
+from .estimate import Estimate, Plan, estimate_files, plan, rank
+from .replaced import find as replaced_find
+from .replaced import rank as replaced_rank
+from .replaced import render as render_replaced
 
 
 @dataclass
@@ -87,14 +89,17 @@ class Judges:
             with forking():
                 self.pool = multiprocessing.get_context("fork").Pool(WORKERS, initializer=_start_worker)
 
-    def estimate(self) -> list[Estimate]:
-        """The first pass, its parent files dealt out to the workers."""
+    def estimate(self, replaced: bool = False) -> tuple[list[Estimate], list]:
+        """The first pass, its parent files dealt out to the workers; with ``replaced``, the
+        classes that throw away what their parent built too (``replaced.find``), else none."""
         tree, the_plan = _WORK[:2]
         if self.pool is None:
-            return rank(estimate_files(tree, the_plan, the_plan.parent_files))
-        parts = self.pool.map_async(_estimate_part, range(WORKERS))
-        wait_for(lambda tick: parts.wait(tick) or parts.ready())
-        return rank([e for part in parts.get() for e in part])
+            parts = [_estimate_in(tree, the_plan, the_plan.parent_files, replaced)]
+        else:
+            waiting = self.pool.map_async(_estimate_part, [(i, replaced) for i in range(WORKERS)])
+            wait_for(lambda tick: waiting.wait(tick) or waiting.ready())
+            parts = waiting.get()
+        return rank([e for part, _ in parts for e in part]), replaced_rank([f for _, part in parts for f in part])
 
     def judge(self, estimates: list[Estimate], say) -> list[Row]:
         jobs = [job(e) for e in estimates]
@@ -137,11 +142,23 @@ def _start_worker() -> None:  # pragma: no cover - the child
     gc.freeze()  # what it inherited stays out of each collection
 
 
-def _estimate_part(i: int) -> list[Estimate]:
+def _estimate_part(spec: tuple[int, bool]) -> tuple[list[Estimate], list]:
+    i, replaced = spec
     tree, the_plan = _WORK[:2]
     if i == 0:
         at(tree.test_hook, "scan-pool-worker", in_worker=True)
-    return estimate_files(tree, the_plan, the_plan.parent_files[i::WORKERS])
+    return _estimate_in(tree, the_plan, the_plan.parent_files[i::WORKERS], replaced)
+
+
+def _estimate_in(tree: Tree, the_plan: Plan, files: list[str], replaced: bool) -> tuple[list[Estimate], list]:
+    found: list = []
+
+    def each_first_base(index, cls, parent) -> None:
+        f = replaced_find(index, cls, parent)
+        if f is not None:
+            found.append(f)
+
+    return estimate_files(tree, the_plan, files, each_first_base if replaced else None), found
 
 
 def _judge_one(spec: tuple[str, str | None, str | None]) -> tuple[str, str, str, dict | None]:
@@ -158,8 +175,8 @@ def _judge_one(spec: tuple[str, str | None, str | None]) -> tuple[str, str, str,
 
 def _verdict(tree: Tree, cls: str, parent: str | None, base: str | None, file: dict,
              use_cache: bool) -> tuple[str, str, str, dict | None]:
-    from .cache import RunCache
-    from .pipeline import compute
+    from ..cache import RunCache
+    from ..pipeline import compute
 
     name = cls.rpartition(":")[2]
     options = Options(root=str(tree.root), classes=(cls,), parent=parent, base=base, check=True,
@@ -260,8 +277,8 @@ def ignored(row: Row, allow: list[str]) -> bool:
 # ---- the command -----------------------------------------------------------------------
 
 def run_scan(args) -> int:
-    from .discover import DEFAULT_PACKAGE, DEFAULT_VERSION, open_tree
-    from .word_index import snapshot_path
+    from ..discover import DEFAULT_PACKAGE, DEFAULT_VERSION, open_tree
+    from ..word_index import snapshot_path
 
     if args.top < 0:
         raise UsageError(f"--top takes a number of classes, 0 or more, got {args.top}")
@@ -284,7 +301,13 @@ def run_scan(args) -> int:
     judges = Judges(tree, the_plan, file, use_cache)
     try:
         judges.start()
-        estimates = judges.estimate()
+        estimates, replaced = judges.estimate(replaced=args.replaced)
+        if args.replaced:
+            if args.check:
+                raise UsageError("--replaced lists findings; --check is for the classes to decouple")
+            say(f"{counted(len(replaced), 'class throws', 'classes throw')} away objects their parent's __init__ built")
+            sys.stdout.write(render_replaced(replaced, args.top, args.format, tree.root))
+            return EXIT_OK
         chosen = selected(estimates, args.top, args.min_saving)
         say(f"{counted(len(estimates), 'class pays', 'classes pay')} for parent work they skip; "
             f"the full analysis runs on {len(chosen)}")
