@@ -170,11 +170,16 @@ def test_gpu_numbers_fold_into_why_and_how_tested(patched):
 
 
 def test_second_run_changes_nothing(patched):
-    _, tree, _ = patched
-    code, out, err = run_cli(tree, "--class", "TRTLLMHAAttnBackend", "--class", "TRTLLMHAAttnMultiStepDraftBackend", "--check", "--diff")
-    assert code == 0, err
-    assert out == ""
-    assert "already decoupled" in err
+    # The pull request carries no marker of the tool: the check after it judges by the MRO,
+    # each class against the parent it had.
+    _, tree, out_dir = patched
+    assert "decouple:" not in (out_dir / "patch.diff").read_text()
+    for cls, parent in (("TRTLLMHAAttnBackend", "FlashInferAttnBackend"),
+                        ("TRTLLMHAAttnMultiStepDraftBackend", "FlashInferMultiStepDraftBackend")):
+        code, out, err = run_cli(tree, "--class", cls, "--parent", parent, "--no-markers", "--check", "--diff")
+        assert code == 0, err
+        assert out == ""
+        assert f"{cls}: already decoupled from {parent} (no class of its MRO is {parent})" in err
 
 
 def test_report_says_what_was_inlined(patched):
