@@ -133,6 +133,8 @@ class Analyzer:
             st.need(name, ev)
         for name, ev in s.assumptions:
             st.assume(name, ev)
+        for name, ev in s.proofs:
+            st.prove(name, ev)
         if s.closed:
             closure(st)
         st.a.skipped_files.update(s.skipped_files)
@@ -181,6 +183,7 @@ def finish(st: ClassState) -> ClassAnalysis:
     a = st.a
     # A member kept on other evidence is no assumption; one the user named must have none.
     a.assumptions = {n: evs for n, evs in a.assumptions.items() if n not in a.kept}
+    a.proofs = {n: evs for n, evs in a.proofs.items() if n not in a.kept}
     for q in sorted(st.knowledge.unused):
         cls_name, _, member = q.partition(".")
         if cls_name != a.cls.name:

@@ -177,6 +177,8 @@ class ClassAnalysis:
     kept: dict[str, list[Evidence]] = field(default_factory=dict)
     # Members dropped on the user's word (Knowledge): their uses on objects of unknown type.
     assumptions: dict[str, list[Evidence]] = field(default_factory=dict)
+    # Members whose every outside read gives the same result without them (DC154): those reads, each with its proof.
+    proofs: dict[str, list[Evidence]] = field(default_factory=dict)
     unsafe: list[Hazard] = field(default_factory=list)
     hazards: list[Hazard] = field(default_factory=list)
     side_effects: list[SideEffect] = field(default_factory=list)
@@ -247,6 +249,7 @@ class Scanned:
 
     needs: list[tuple[str, Evidence]] = field(default_factory=list)
     assumptions: list[tuple[str, Evidence]] = field(default_factory=list)
+    proofs: list[tuple[str, Evidence]] = field(default_factory=list)  # DC154: reads shown not to depend on the member
     closed: bool = False  # the scan ended with a closure over the members it kept
     skipped_files: dict[str, str] = field(default_factory=dict)
     hazards: list[Hazard] = field(default_factory=list)

@@ -197,6 +197,10 @@ def _risk(c: dict) -> list[str]:
             if validations else f"{init} has none the class can reach")
     out.append(f"- Validations: {kept}"
                + (f"; {counted(len(handoffs), 'hand-off')} of the instance kept" if handoffs else "") + ".")
+    for d in c.get("dropped_on_proof", []):
+        reads = "; ".join(f"`{r['file']}:{r['line']}`: {_md(r['use'].partition(': ')[2])}" for r in d["reads"])
+        out.append(f"- `{d['member']}` is dropped though {counted(len(d['reads']), 'reader')} read it through `getattr` "
+                   f"with a fallback (DC154): {reads}.")
     risk = c.get("risk", {})
     out += _global_writes(c, risk.get("global_writes", []))
     raising = risk.get("raising_calls", [])

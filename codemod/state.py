@@ -45,6 +45,10 @@ class ClassState:
         """A use of ``name`` that the user's word (``knowledge``) says is no reason to keep it."""
         _add_once(self.a.assumptions.setdefault(name, []), ev)
 
+    def prove(self, name: str, ev: Evidence) -> None:
+        """A read of ``name`` that computes the same without it (DC154): no reason to keep it."""
+        _add_once(self.a.proofs.setdefault(name, []), ev)
+
     def need(self, name: str, ev: Evidence) -> bool:
         """Keep ``name`` because of ``ev``; True when it was not kept before."""
         a = self.a

@@ -92,6 +92,7 @@ from ..literal_names import names as literal_names
 from ..model import Evidence, Receiver, Scanned
 from ..reflection import ACCESSORS, class_site_files, computed_name
 from ..state import inside_any
+from . import drop_equal_fallback
 
 ID = "DC108"
 NAME = "outside-use"
@@ -196,6 +197,14 @@ def _each_use(st, out: Scanned, strong: set[str], chain_nodes: set[int], chain_f
             return
         if name in a.kept and strength != SHOWN and not st.all_uses:
             return  # already kept on a use as weak as this one
+        if how == "getattr()" and st.knowledge.proven and name not in a.kept:
+            why = drop_equal_fallback.proof(st, mod, node, name)
+            if why is not None:
+                ev = Evidence(rel, line, f"getattr() of .{name} on {ast.unparse(recv)[:60]} with a fallback: {why}",
+                              drop_equal_fallback.ID, strength)
+                st.prove(name, ev)
+                out.proofs.append((name, ev))
+                return
         if strength != SHOWN and st.knowledge.assumes(a.cls.name, name) and recv is not node:
             # About to be dropped on the user's word: first look for a route the typing
             # follows that shows an instance of the class reaching the receiver.
