@@ -1,4 +1,4 @@
-"""DC154 equal-fallback: under ``--keep proven``, a read through ``getattr(x, "X", fallback)`` whose result is the same with the member as without it is no use.
+"""DC154 equal-fallback: under --keep proven, drop a member whose outside reads, through getattr with a fallback, compute the same without it.
 
 ## What it does
 For a use DC108 finds as ``getattr(x, "X", fallback)``, follows the value the reader's own
@@ -100,7 +100,9 @@ def proof(st, mod, call: ast.Call, name: str) -> str | None:
     if not all(_unreachable(mod, read, decided) for read in ends.unfollowed):
         return None
     values = " or ".join(repr(v) for v in stored)
-    skipped = "; its other reads are only reached where these say otherwise" if ends.unfollowed else ""
+    lines = sorted({r.lineno for r in ends.unfollowed})
+    skipped = (f"; its reads at {'line' if len(lines) == 1 else 'lines'} {', '.join(map(str, lines))} run on neither side"
+               if lines else "")
     kin = f" (no instance of {st.a.cls.name} has {', '.join(sorted(lacking))})" if lacking else ""
     return f"with it the value is {values}, without it {without[1]}; either way " + ", ".join(said) + kin + skipped
 
