@@ -120,6 +120,8 @@ class Analyzer:
         if keep_outside_use.run(st, out) | keep_structural_tests.run(st, out):
             closure(st)
             out.closed = True
+        out.init_local_candidates = sorted(a.init_local_candidates)
+        out.may_have_known = a.may_have_known = st.flow is not None and st.flow.may_have is not None
         type_checks(st)
         unsafe_dynamic_access.check_outside(st)
         out.skipped_files = dict(a.skipped_files)
@@ -135,6 +137,9 @@ class Analyzer:
             st.assume(name, ev)
         for name, ev in s.proofs:
             st.prove(name, ev)
+        st.a.read_outside.update(s.read_outside)
+        st.a.init_local_candidates = set(s.init_local_candidates)
+        st.a.may_have_known = s.may_have_known
         if s.closed:
             closure(st)
         st.a.skipped_files.update(s.skipped_files)
