@@ -182,6 +182,18 @@ def test_second_run_changes_nothing(patched):
         assert f"{cls}: already decoupled from {parent} (no class of its MRO is {parent})" in err
 
 
+def test_the_proven_patch_has_nothing_dead_and_no_marker(tmp_path):
+    # Under --keep proven: prefill_backend is gone (DC154), num_wrappers a local whose two asserts
+    # are one (DC615), and nothing of the tool's is left in the code.
+    code, _, err = run_cli("--sglang", "--keep", "proven", "--output", tmp_path)
+    assert code == 0, err
+    added = "\n".join(l[1:] for l in (tmp_path / "patch.diff").read_text().splitlines() if l.startswith("+"))
+    assert "decouple:" not in added and "prefill_backend" not in added and "self.num_wrappers" not in added
+    assert ("        if kv_indptr_buf is not None or kv_last_page_len_buf is not None:\n"
+            '            assert num_wrappers == 1, "kv_indptr_buf or kv_last_page_len_buf is given"\n') in added + "\n"
+    assert added.count("assert num_wrappers") == 1
+
+
 def test_report_says_what_was_inlined(patched):
     _, _, out = patched
     report = json.loads((out / "report.json").read_text())
