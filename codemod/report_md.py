@@ -386,8 +386,10 @@ def _evidence(c: dict) -> list[str]:
     items += _listing("Comments to review (left beside the change; they may no longer be true)",
                       c.get("comments_to_review"), "comment")
     if c.get("comments_removed"):
-        items.append(f"- Copied comments left out of the patch (DC611): {len(c['comments_removed'])}; they named members the class "
-                     f"no longer has, `{_short(c['parent'])}` or `super()` (each with its line in report.json).")
+        own = sum(1 for r in c["comments_removed"] if r["why"].endswith("(the class's own)"))
+        mine = f", {own} of them the class's own, in its `__init__`" if own else ""
+        items.append(f"- Comments left out of the patch (DC611): {len(c['comments_removed'])}{mine}; they named members the class "
+                     f"no longer has or never reads, `{_short(c['parent'])}` or `super()` (each with its line in report.json).")
     inlined = [i for i in c.get("inlined", []) if not i.startswith(("import added", "import removed"))]
     if inlined:
         items.append("- Inlined: " + "; ".join(inlined))

@@ -72,6 +72,7 @@ class ClassRewrite:
         if init_ast is not None:
             body = [rewrite_inline_init.rewrite_init(self, s, inlined) if self.c.stmt(init_ast) is s else s for s in body]
             body = rewrite_init_locals.apply(self, body)
+            body = rewrite_flag_comments.strip_own(self, body)
         elif (inlined or self.a.parent_init is not None) and not self.a.generated_init:
             body = rewrite_inline_init.add_init(self, body, inlined)
         body = rewrite_super_fallback.redirect(self, body)
