@@ -40,6 +40,7 @@ ID = "DC615"
 NAME = "init-local"
 
 _HOOKS = {"__setattr__", "__getattribute__", "__delattr__", "__slots__"}
+_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
 
 def eligible(ctx) -> set[str]:
@@ -140,23 +141,15 @@ class _Finder(cst.CSTVisitor):
             self.count += 1
             self.nested |= self.depth > 0
 
-    def visit_FunctionDef(self, node):
-        self.depth += 1
+    def on_visit(self, node) -> bool:
+        if isinstance(node, _SCOPES):
+            self.depth += 1
+        return super().on_visit(node)
 
-    def leave_FunctionDef(self, node):
-        self.depth -= 1
-
-    def visit_Lambda(self, node):
-        self.depth += 1
-
-    def leave_Lambda(self, node):
-        self.depth -= 1
-
-    def visit_ClassDef(self, node):
-        self.depth += 1
-
-    def leave_ClassDef(self, node):
-        self.depth -= 1
+    def on_leave(self, original) -> None:
+        if isinstance(original, _SCOPES):
+            self.depth -= 1
+        super().on_leave(original)
 
 
 def _uses(node, name, selfname) -> _Finder:
@@ -223,40 +216,28 @@ def _walk_block(stmts, name, selfname, assigned: bool, state) -> bool | None:
     return assigned
 
 
-class _StoreFinder(cst.CSTVisitor):
-    def __init__(self, name, selfname):
-        self.name, self.selfname, self.found = name, selfname, False
+class _Targets(cst.CSTVisitor):
+    """Every store target in a node: assignments of each kind, ``for``, ``with ... as``, ``:=``, ``del``."""
 
-    def visit_AssignTarget(self, node):
-        self.found |= _mentions(node, self.name, self.selfname)
+    def __init__(self):
+        self.found: list = []
 
-    def visit_AugAssign(self, node):
-        self.found |= _mentions(node.target, self.name, self.selfname)
-
-    def visit_AnnAssign(self, node):
-        self.found |= _mentions(node.target, self.name, self.selfname)
-
-    def visit_Del(self, node):
-        self.found |= _mentions(node, self.name, self.selfname)
-
-    def visit_For(self, node):
-        self.found |= _mentions(node.target, self.name, self.selfname)
-
-    def visit_WithItem(self, node):
-        self.found |= node.asname is not None and _mentions(node.asname, self.name, self.selfname)
-
-    def visit_NamedExpr(self, node):
-        self.found |= _mentions(node.target, self.name, self.selfname)
+    def on_visit(self, node) -> bool:
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.Del)):
+            self.found.append(node.target)
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            self.found.append(node.asname.name)
+        return True
 
 
-def _mentions(node, name, selfname) -> bool:
-    return _uses(node, name, selfname).count > 0
+def _targets(node) -> list:
+    v = _Targets()
+    node.visit(v)
+    return v.found
 
 
 def _stores_inside(stmt, name, selfname) -> bool:
-    f = _StoreFinder(name, selfname)
-    stmt.visit(f)
-    return f.found
+    return any(_uses(t, name, selfname).count for t in _targets(stmt))
 
 
 class _ToLocal(cst.CSTTransformer):
@@ -288,29 +269,6 @@ class _LiteralStores(cst.CSTVisitor):
                 isinstance(node.value, cst.Name) and node.value.value in ("True", "False", "None"))
 
 
-class _Stored(cst.CSTVisitor):
-    def __init__(self):
-        self.names: set[str] = set()
-
-    def visit_AssignTarget(self, node):
-        self.names |= {n.value for n in _all_names(node.target)}
-
-    def visit_AugAssign(self, node):
-        self.names |= {n.value for n in _all_names(node.target)}
-
-    def visit_AnnAssign(self, node):
-        self.names |= {n.value for n in _all_names(node.target)}
-
-    def visit_For(self, node):
-        self.names |= {n.value for n in _all_names(node.target)}
-
-    def visit_NamedExpr(self, node):
-        self.names |= {n.value for n in _all_names(node.target)}
-
-    def visit_Del(self, node):
-        self.names |= {n.value for n in _all_names(node.target)}
-
-
 def _all_names(node):
     if isinstance(node, cst.Name):
         return [node]
@@ -322,9 +280,7 @@ def _all_names(node):
 
 
 def _stored_names(node) -> set[str]:
-    v = _Stored()
-    node.visit(v)
-    return v.names
+    return {n.value for t in _targets(node) for n in _all_names(t)}
 
 
 def _guard(stmt) -> tuple[cst.BaseExpression, cst.Assert] | None:
