@@ -75,7 +75,9 @@ def proof(st, mod, call: ast.Call, name: str) -> str | None:
     ends = _ends(mod, call)
     if not ends:
         return None
-    stored = _stored_values(st, name)
+    if name not in st.stored_literals:  # one search of the tree per member, however many readers
+        st.stored_literals[name] = _stored_values(st, name)
+    stored = st.stored_literals[name]
     if not stored:
         return None
     lacking: set[str] = set()
