@@ -121,6 +121,8 @@ class Analyzer:
         if keep_outside_use.run(st, out) | keep_structural_tests.run(st, out):
             closure(st)
             out.closed = True
+        out.init_local_candidates = sorted(a.init_local_candidates)
+        out.may_have_known = a.may_have_known = st.flow is not None and st.flow.may_have is not None
         type_checks(st)
         unsafe_dynamic_access.check_outside(st)
         out.skipped_files = dict(a.skipped_files)
@@ -134,6 +136,11 @@ class Analyzer:
             st.need(name, ev)
         for name, ev in s.assumptions:
             st.assume(name, ev)
+        for name, ev in s.proofs:
+            st.prove(name, ev)
+        st.a.read_outside.update(s.read_outside)
+        st.a.init_local_candidates = set(s.init_local_candidates)
+        st.a.may_have_known = s.may_have_known
         if s.closed:
             closure(st)
         st.a.skipped_files.update(s.skipped_files)
@@ -182,6 +189,7 @@ def finish(st: ClassState) -> ClassAnalysis:
     a = st.a
     # A member kept on other evidence is no assumption; one the user named must have none.
     a.assumptions = {n: evs for n, evs in a.assumptions.items() if n not in a.kept}
+    a.proofs = {n: evs for n, evs in a.proofs.items() if n not in a.kept}
     for q in sorted(st.knowledge.unused):
         cls_name, _, member = q.partition(".")
         if cls_name != a.cls.name:

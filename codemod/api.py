@@ -180,7 +180,7 @@ class Result:
 def decouple(root: str | os.PathLike | None = None, classes: Iterable[str] | str = (), parent: str | None = None,
              base: str | None = None, *, keep: Literal["possible", "proven"] = "possible",
              assume_unused: Iterable[str] = (), analyse_only: bool = False, max_copied_share: float = 0.5,
-             plain_gain: bool = False, any_gain: bool = False, markers: bool = True, all_uses: bool = False,
+             plain_gain: bool = False, any_gain: bool = False, markers: bool | None = None, all_uses: bool = False,
              emit_tests: bool = False, test: str | None = None, test_timeout: float = 20 * 60,
              keep_test_copies: bool = False, trace: str | None = None, cache: bool = True) -> Result:
     """Analyse ``classes`` (names, ``Name`` or ``package.module:Name``; one name may be given as a
@@ -189,6 +189,7 @@ def decouple(root: str | os.PathLike | None = None, classes: Iterable[str] | str
     ``root`` None: the pinned SGLang release (downloaded once) and, with no ``classes`` and no
     ``parent``, its two TRTLLM backends. Every other argument is the option of the same name
     (``docs/api.md`` lists them); ``[tool.decouple]`` in ROOT's pyproject.toml is not read.
+    ``markers`` None: as the command line, none in the patch of the SGLang release, markers elsewhere.
     ``analyse_only``: the verdicts and the members, no patch (a class it would decouple may still
     be refused by the rewrite's checks, which only a patch runs). ``cache``: reuse and store
     results in the user cache directory, as the command line does (``--no-cache`` is False).
@@ -223,6 +224,8 @@ def _options(root, classes: tuple, parent, base, *, cache: bool, **given):
     if test is not None and given["analyse_only"]:
         raise UsageError("test judges a patch, and analyse_only makes none")
     check_values(given["test_timeout"], given["max_copied_share"], given["keep"], given["assume_unused"], classes)
+    if given["markers"] is None:
+        given["markers"] = root is not None
     return Options(root=None if root is None else os.fspath(root), classes=classes, parent=parent, base=base,
                    no_cache=not cache, returned=True, **{**given, "max_copied_share": float(given["max_copied_share"]),
                                                           "test_timeout": float(given["test_timeout"])})

@@ -149,8 +149,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--any-gain", action="store_true",
                    help="decouple even when the class skips none of the parent's __init__ work: it still sheds the "
                         "parent's members it does not use (a design change, not a saving; implies --plain-gain; rule DC505)")
-    p.add_argument("--no-markers", action="store_true",
-                   help="write no '# decouple: ...' comments in the patch (a second run still finds nothing to do)")
+    p.add_argument("--markers", action=argparse.BooleanOptionalAction, default=None,
+                   help="--no-markers: write no '# decouple: ...' comments in the patch (a second run with --parent and "
+                        "--no-markers still finds nothing to do); the default for --sglang, whose patch is a pull request "
+                        "(or markers = false in [tool.decouple])")
     p.add_argument("--if-configured", action="store_true",
                    help="with no class selected (no --class or --parent, and no classes or parent in [tool.decouple]), "
                         "or outside any project, say so in one line and exit 0 instead of 2 (the pre-commit hook "

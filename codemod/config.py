@@ -7,6 +7,7 @@
     max-copied-share = 0.5              # --max-copied-share
     plain-gain = false                  # --plain-gain
     any-gain = false                    # --any-gain
+    markers = false                     # --no-markers
     test = "python -m pytest -q tests"  # --test
     test-timeout = 1200                 # --test-timeout, seconds (--trace's too)
     trace = "python -m pytest -q tests" # --trace
@@ -46,6 +47,7 @@ KEYS = {
     "max-copied-share": "a number from 0 to 1",
     "plain-gain": "true or false",
     "any-gain": "true or false",
+    "markers": "true or false",
     "test": "a shell command",
     "test-timeout": "a number of seconds above 0",
     "trace": "a shell command",

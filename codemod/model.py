@@ -177,6 +177,13 @@ class ClassAnalysis:
     kept: dict[str, list[Evidence]] = field(default_factory=dict)
     # Members dropped on the user's word (Knowledge): their uses on objects of unknown type.
     assumptions: dict[str, list[Evidence]] = field(default_factory=dict)
+    # Members whose every outside read gives the same result without them (DC154): those reads, each with its proof.
+    proofs: dict[str, list[Evidence]] = field(default_factory=dict)
+    # DC617: members kept only for reads of the inlined __init__, and those of them read elsewhere too.
+    init_local_candidates: set[str] = field(default_factory=set)
+    read_outside: set[str] = field(default_factory=set)
+    may_have_known: bool = False  # every attribute an instance may carry is known (no computed stores, no hidden subclass)
+    made_local: set[str] = field(default_factory=set)  # what DC617 turned into locals of the __init__ (the rewrite's)
     unsafe: list[Hazard] = field(default_factory=list)
     hazards: list[Hazard] = field(default_factory=list)
     side_effects: list[SideEffect] = field(default_factory=list)
@@ -247,6 +254,10 @@ class Scanned:
 
     needs: list[tuple[str, Evidence]] = field(default_factory=list)
     assumptions: list[tuple[str, Evidence]] = field(default_factory=list)
+    proofs: list[tuple[str, Evidence]] = field(default_factory=list)  # DC154: reads shown not to depend on the member
+    read_outside: list[str] = field(default_factory=list)  # DC617's candidates read outside the __init__
+    init_local_candidates: list[str] = field(default_factory=list)
+    may_have_known: bool = False
     closed: bool = False  # the scan ended with a closure over the members it kept
     skipped_files: dict[str, str] = field(default_factory=dict)
     hazards: list[Hazard] = field(default_factory=list)
@@ -283,6 +294,7 @@ class ClassPlan:
     inlined: list[str] = field(default_factory=list)
     comments: list[tuple[int, str, str]] = field(default_factory=list)  # (line in the patched file, comment, why): DC611
     removed_comments: list = field(default_factory=list)  # the copied comments left out (rewrite_flag_comments.Removed): DC611
+    locals: list[str] = field(default_factory=list)  # attributes the __init__ now keeps as locals: DC617
 
 
 @dataclass

@@ -99,6 +99,9 @@ class Options:
         keep = args.keep or file.get("keep", "possible")
         assume_unused = tuple(dict.fromkeys(list(file.get("assume-unused", ())) + list(args.assume_unused or ())))
         check_values(timeout, share, keep, assume_unused, classes)
+        # A patch of a release (--sglang) is a pull request for its maintainers: no marker of
+        # this tool's belongs in it. A project's own patch keeps them unless its table says not.
+        markers = args.markers if args.markers is not None else file.get("markers", root is not None)
         quiet = args.check or args.diff or args.write or to_stdout
         output = Path(args.output) if args.output and not to_stdout else None
         if output is not None and root is not None:
@@ -113,7 +116,7 @@ class Options:
             analyse_only=args.analyse_only, emit_tests=args.emit_tests, all_uses=args.all_uses,
             no_cache=args.no_cache, max_copied_share=float(share), plain_gain=args.plain_gain or file.get("plain-gain", False),
             any_gain=args.any_gain or file.get("any-gain", False),
-            markers=not args.no_markers, colour=use_colour(args.color, sys.stdout), check_format=args.format,
+            markers=markers, colour=use_colour(args.color, sys.stdout), check_format=args.format,
             test=test, test_timeout=float(timeout), keep_test_copies=args.keep_test_copies, trace=trace,
             keep=keep, assume_unused=assume_unused, issue=getattr(args, "issue", None) or file.get("issue"),
         )

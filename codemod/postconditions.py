@@ -139,8 +139,9 @@ class PostContext:
 
     @cached_property
     def dropped(self) -> set[str]:
-        """The parent's members the analysis proved unused (an instance may lose these)."""
-        return set(self.a.members) - set(self.a.kept)
+        """The parent's members the analysis proved unused (an instance may lose these), and
+        those the rewrite made locals of ``__init__`` because nothing else reads them (DC617)."""
+        return set(self.a.members) - set(self.a.kept) | set(self.a.made_local)
 
     @cached_property
     def built_before(self) -> set[str]:

@@ -7,6 +7,8 @@ report.json schema (keys are only ever added, never renamed):
  "reuse": {"members_used", "members_total", "ratio"},
  "kept": [{"member", "kind", "certain", "evidence": [{"file", "line", "use", "rule", "strength"}]}],
  "dropped": [{"member", "kind"}],
+ "dropped_on_proof"?: [{"member", "kind", "reads": [{"file", "line", "use", "rule", "strength"}]}]
+   (--keep proven: members whose every outside read gives the same result without them, DC154),
  "dropped_side_effects": [{"file", "line", "code", "why", "rule"}],
  "kept_for_effect": [{"file", "line", "code", "why", "rule"}],
  "hazards": [{"file", "line", "what", "rule"}], "inlined": [str],
@@ -100,6 +102,10 @@ def class_entry(a: ClassAnalysis, v: Verdict, inlined: list[str]) -> dict:
             {"member": n, "kind": members[n][0].kind, "uses": [e.as_dict() for e in sorted(evs, key=evidence_order(cls.name))]}
             for n, evs in sorted(a.assumptions.items()) if n in members
         ],
+        # Dropped because every outside read computes the same without the member (DC154, --keep proven).
+        **({"dropped_on_proof": [
+            {"member": n, "kind": members[n][0].kind, "reads": [e.as_dict() for e in sorted(evs, key=evidence_order(cls.name))]}
+            for n, evs in sorted(a.proofs.items()) if n in members]} if a.proofs else {}),
         "dropped_side_effects": [s.as_dict() for s in _dedup(a.side_effects)],
         "kept_for_effect": [s.as_dict() for s in _dedup(a.kept_for_effect)],
         "hazards": [h.as_dict() for h in _dedup(a.hazards + a.unsafe)],

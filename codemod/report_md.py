@@ -179,6 +179,10 @@ def _risk(c: dict) -> list[str]:
             if validations else f"{init} has none the class can reach")
     checks = (f"- Validations: {kept}" + (f"; {counted(len(handoffs), 'hand-off')} of the instance kept" if handoffs else "")
               + ".") if validations or handoffs else ""
+    for d in c.get("dropped_on_proof", []):
+        reads = "; ".join(f"`{r['file']}:{r['line']}`: {_md(r['use'].partition(': ')[2])}" for r in d["reads"])
+        out.append(f"- `{d['member']}` is dropped though {counted(len(d['reads']), 'reader')} read it through `getattr` "
+                   f"with a fallback (DC154): {reads}.")
     risk = c.get("risk", {})
     raising = risk.get("raising_calls", [])
     gone = [r for r in raising if not r.get("still_runs_in")]
@@ -401,8 +405,10 @@ def _evidence(c: dict) -> list[str]:
     items += _listing("Comments to review (left beside the change; they may no longer be true)",
                       c.get("comments_to_review"), "comment")
     if c.get("comments_removed"):
-        items.append(f"- Copied comments left out of the patch (DC611): {len(c['comments_removed'])}; they named members the class "
-                     f"no longer has, `{_short(c['parent'])}` or `super()` (each with its line in report.json).")
+        own = sum(1 for r in c["comments_removed"] if r["why"].endswith("(the class's own)"))
+        mine = f", {own} of them the class's own, in its `__init__`" if own else ""
+        items.append(f"- Comments left out of the patch (DC611): {len(c['comments_removed'])}{mine}; they named members the class "
+                     f"no longer has or never reads, `{_short(c['parent'])}` or `super()` (each with its line in report.json).")
     inlined = [i for i in c.get("inlined", []) if not i.startswith(("import added", "import removed"))]
     if inlined:
         items.append("- Inlined: " + "; ".join(inlined))

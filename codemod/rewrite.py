@@ -21,7 +21,7 @@ from .cst_util import Located, ModuleCode, comment_line, rename
 from .model import ClassAnalysis, ClassPlan, ModulePatch
 from .index import ModuleInfo
 from .rules import (
-    rewrite_bind_names, rewrite_copy_members, rewrite_flag_comments, rewrite_format, rewrite_inline_init, rewrite_place_reads, rewrite_reparent,
+    rewrite_bind_names, rewrite_copy_members, rewrite_flag_comments, rewrite_format, rewrite_init_locals, rewrite_inline_init, rewrite_place_reads, rewrite_reparent,
     rewrite_super_fallback, unsafe_generic_base, unsafe_slots,
 )
 from .rules.verdict_already_decoupled import MARKER
@@ -71,6 +71,8 @@ class ClassRewrite:
         inlined = rewrite_inline_init.init_block(self)
         if init_ast is not None:
             body = [rewrite_inline_init.rewrite_init(self, s, inlined) if self.c.stmt(init_ast) is s else s for s in body]
+            body = rewrite_init_locals.apply(self, body)
+            body = rewrite_flag_comments.strip_own(self, body)
         elif (inlined or self.a.parent_init is not None) and not self.a.generated_init:
             body = rewrite_inline_init.add_init(self, body, inlined)
         body = rewrite_super_fallback.redirect(self, body)

@@ -36,6 +36,7 @@ class ClassState:
     # instance's value wins over C's, so C's definition provides none of these
     shadowed: set[str] = field(default_factory=set)
     init_runs: bool = False  # P's __init__ (or what stands for it) still runs on C
+    stored_literals: dict = field(default_factory=dict)  # member -> the literals only P's code stores in it, or None (DC154)
     _effects: dict | None = None  # method name -> facts.MethodEffects, built on first use
     _init_reach: MethodEffects | None = None  # what P.__init__'s own self calls reach, built on first use
     _staying: list | None = None  # the classes of the tree that stay in C's MRO, built on first use
@@ -44,6 +45,10 @@ class ClassState:
     def assume(self, name: str, ev: Evidence) -> None:
         """A use of ``name`` that the user's word (``knowledge``) says is no reason to keep it."""
         _add_once(self.a.assumptions.setdefault(name, []), ev)
+
+    def prove(self, name: str, ev: Evidence) -> None:
+        """A read of ``name`` that computes the same without it (DC154): no reason to keep it."""
+        _add_once(self.a.proofs.setdefault(name, []), ev)
 
     def need(self, name: str, ev: Evidence) -> bool:
         """Keep ``name`` because of ``ev``; True when it was not kept before."""

@@ -134,3 +134,17 @@ def test_no_markers_writes_no_comment_and_a_second_run_finds_nothing_to_do(tmp_p
         shutil.copyfile(p, tree / p.relative_to(tmp_path / "out" / "files"))
     code, out, err = run_cli(tree, "--check", "--no-cache", "--class", "OfflineGateway")
     assert code == 0, out + err
+
+
+def test_the_table_turns_markers_off_and_the_command_line_back_on(tmp_path):
+    tree = copy_tree(FIXTURES / "rewrite" / "example_shop" / "input", tmp_path / "tree")
+    (tree / "pyproject.toml").write_text('[tool.decouple]\nclasses = ["OfflineGateway"]\nmarkers = false\n')
+    code, out, err = run_cli(tree, "--diff", "--no-cache")
+    assert code == 0, err
+    assert "+class OfflineGateway(Gateway):" in out and "decouple:" not in out
+    code, out, err = run_cli(tree, "--diff", "--no-cache", "--markers")
+    assert code == 0, err
+    assert "+        # decouple: inlined from HttpGateway.__init__" in out
+    (tree / "pyproject.toml").write_text('[tool.decouple]\nclasses = ["OfflineGateway"]\nmarkers = "no"\n')
+    code, _, err = run_cli(tree, "--diff", "--no-cache")
+    assert code == 2 and "[tool.decouple] markers must be true or false, got 'no'" in err

@@ -115,10 +115,12 @@ def sglang_proven(tmp_path_factory):
 # member has a use shown on an instance (its own code, kept parent code, a typed receiver).
 PROVEN = {
     "TRTLLMHAAttnBackend": (
-        {"_swa_kv_pool", "kv_cache_quant_method", "kv_index_translator", "num_wrappers", "prefill_backend",
+        {"_swa_kv_pool", "kv_cache_quant_method", "kv_index_translator", "num_wrappers",
          "req_to_token_pool", "token_to_kv_pool", "use_sliding_window_kv_pool",
          "extend_dummy_seqs_capped_by_req_pool", "_kv_write_scales"},
-        {"enable_mis", "is_multimodal", "kv_indptr", "qo_indptr"}),
+        # prefill_backend: DC154 proves its getattr readers; the hasattr in forward_mha.py:60 (an
+        # `and` whose decisive test, _select_backend, is not next to it) stays an assumption.
+        {"enable_mis", "is_multimodal", "kv_indptr", "prefill_backend", "qo_indptr"}),
     "TRTLLMHAAttnMultiStepDraftBackend": (
         {"attn_backends", "kv_index_translator", "kv_indptr", "kv_last_page_len", "speculative_num_steps", "topk"},
         {"max_context_len", "page_size", "req_to_token_pool"}),
@@ -132,6 +134,29 @@ def test_proven_keeps_shown_uses_and_lists_the_rest_as_assumptions(sglang_proven
     assert {k["member"] for k in c["kept"]} == kept
     assert {a["member"] for a in c["assumptions"]} == assumed
     assert all(k["evidence"][0]["strength"] in ("own", "shown") for k in c["kept"])
+
+
+def test_proven_drops_prefill_backend_on_the_proof_of_both_readers(sglang_proven):
+    # Both readers do getattr(backend, "prefill_backend", backend) and test the result's
+    # fa_impl_ver against 4 (gemma4_mm also isinstance TritonAttnBackend): "fa2" and the backend
+    # answer alike (DC154).
+    c = entry(sglang_proven, "TRTLLMHAAttnBackend")
+    [d] = c["dropped_on_proof"]
+    assert d["member"] == "prefill_backend" and "prefill_backend" in {x["member"] for x in c["dropped"]}
+    reads = {(r["file"], r["line"]): r["use"] for r in d["reads"]}
+    assert set(reads) == {("sglang/srt/models/gemma4_mm.py", 342),
+                          ("sglang/srt/model_executor/runner/prefill_cuda_graph_runner.py", 332)}
+    gemma = reads[("sglang/srt/models/gemma4_mm.py", 342)]
+    assert ("with it the value is 'fa2', without it `attn_backend` itself; either way "
+            "`getattr(prefill_backend, 'fa_impl_ver', None) == 4` is False, "
+            "`not isinstance(prefill_backend, TritonAttnBackend)` is True "
+            "(no instance of TRTLLMHAAttnBackend has fa_impl_ver); its reads at lines 377, 455, 458 run on neither side") in gemma
+    assert all(r["rule"] == "DC154" for r in d["reads"])
+
+
+def test_the_default_keeps_prefill_backend(sglang_report):
+    c = entry(sglang_report[1], "TRTLLMHAAttnBackend")
+    assert "prefill_backend" in {k["member"] for k in c["kept"]} and "dropped_on_proof" not in c
 
 
 def test_proven_keeps_the_translator_the_binder_reads_on_the_draft(sglang_proven):

@@ -89,11 +89,14 @@ def test_report_reads_as_the_pull_request(patched):
     # The environment writes no longer made, with the code that reads what they wrote.
     assert "SGLANG_FLASHINFER_WORKSPACE_SIZE.set(2048 * 1024 * 1024)" in risk
     assert "sglang/srt/layers/attention/trtllm_mha_backend.py:202" in risk
-    assert "Validations: all 3" in risk and "public name" in risk and "comments to review" in risk
+    assert "Validations: all 3" in risk and "public name" in risk and "comments to review" not in risk
     [c] = [c for c in report["classes"] if c["name"] == "TRTLLMHAAttnBackend"]
     assert {w["name"] for w in c["risk"]["global_writes"]} == {"SGLANG_FLASHINFER_WORKSPACE_SIZE"}
-    assert [m["why"].split(",")[0] for m in c["comments_to_review"]] == [
-        "speaks of the parent or super()", "speaks of the parent or super()"]
+    # Its own comment on what super().__init__() did is gone with the call, and the copied one on
+    # extend_dummy_seqs_capped_by_req_pool gave FlashInfer's reason (buffers the class never reads).
+    assert c["comments_to_review"] == []
+    assert [(m["file"].rsplit("/", 1)[1], m["line"], m["why"].split(",")[0]) for m in c["comments_removed"]] == [
+        ("flashinfer_backend.py", 322, "names kv_indptr"), ("trtllm_mha_backend.py", 200, "speaks of the parent or super()")]
     # The second pass: the draft container still builds its index buffers: the decoupled backend
     # keeps kv_indptr (so it reads kv_indptr_buf), and tests kv_last_page_len_buf against None
     # (guarding the validations it keeps).
@@ -197,6 +200,41 @@ def test_gpu_numbers_fold_into_why_and_how_tested(patched, tmp_path):
     assert "SM90 only" in tested and f"(`{digest[:12]}`)" in tested and "FlashInfer 0.6.1" in tested
     assert "within noise, 1.019x the original's" in tested and "unchanged" not in tested
     assert len(md.splitlines()) <= REPORT_LINES
+
+
+def test_second_run_changes_nothing(patched):
+    # The pull request carries no marker of the tool: the check after it judges by the MRO,
+    # each class against the parent it had.
+    _, tree, out_dir = patched
+    assert "decouple:" not in (out_dir / "patch.diff").read_text()
+    for cls, parent in (("TRTLLMHAAttnBackend", "FlashInferAttnBackend"),
+                        ("TRTLLMHAAttnMultiStepDraftBackend", "FlashInferMultiStepDraftBackend")):
+        code, out, err = run_cli(tree, "--class", cls, "--parent", parent, "--no-markers", "--check", "--diff")
+        assert code == 0, err
+        assert out == ""
+        assert f"{cls}: already decoupled from {parent} (no class of its MRO is {parent})" in err
+
+
+def test_the_proven_patch_has_nothing_dead_and_no_marker(tmp_path):
+    # Under --keep proven: prefill_backend is gone (DC154), num_wrappers a local whose two asserts
+    # are one (DC617), and nothing of the tool's is left in the code.
+    code, _, err = run_cli("--sglang", "--keep", "proven", "--output", tmp_path)
+    assert code == 0, err
+    added = "\n".join(l[1:] for l in (tmp_path / "patch.diff").read_text().splitlines() if l.startswith("+"))
+    assert "decouple:" not in added and "prefill_backend" not in added and "self.num_wrappers" not in added
+    assert ("        if kv_indptr_buf is not None or kv_last_page_len_buf is not None:\n"
+            '            assert num_wrappers == 1, "kv_indptr_buf or kv_last_page_len_buf is given"\n') in added + "\n"
+    assert added.count("assert num_wrappers") == 1
+
+
+def test_report_says_what_was_inlined(patched):
+    _, _, out = patched
+    report = json.loads((out / "report.json").read_text())
+    target = next(c for c in report["classes"] if c["name"] == "TRTLLMHAAttnBackend")
+    assert any("_kv_write_scales" in i for i in target["inlined"])
+    assert any("extend_dummy_seqs_capped_by_req_pool" in i for i in target["inlined"])
+    draft = next(c for c in report["classes"] if c["name"] == "TRTLLMHAAttnMultiStepDraftBackend")
+    assert any("append" in i for i in draft["inlined"])
 
 
 needs_torch = pytest.mark.skipif(

@@ -92,6 +92,7 @@ from ..literal_names import names as literal_names
 from ..model import Evidence, Receiver, Scanned
 from ..reflection import ACCESSORS, class_site_files, computed_name
 from ..state import inside_any
+from . import drop_equal_fallback
 
 ID = "DC108"
 NAME = "outside-use"
@@ -102,7 +103,12 @@ def run(st, out: Scanned) -> bool:
     """Search the tree; False when there was nothing to search for (every candidate kept)."""
     a = st.a
     satisfied = st.satisfied()
-    cands = sorted(n for n in a.members if n not in a.kept and not satisfied(n) and not n.startswith("__"))
+    # Kept only because the inlined __init__ reads them: a use elsewhere is looked for too, so
+    # that DC617 knows whether the attribute can become a local of the __init__.
+    local_only = {n for n, evs in a.kept.items() if a.members.get(n, (None,))[0] is not None
+                  and a.members[n][0].kind == "instance_attribute" and evs and all(e.rule == "DC105" for e in evs)}
+    a.init_local_candidates = set(local_only)
+    cands = sorted({n for n in a.members if n not in a.kept and not satisfied(n) and not n.startswith("__")} | local_only)
     if not cands:
         return False
     from ..receiver_typing.typing_flow import Flow
@@ -127,7 +133,7 @@ def run(st, out: Scanned) -> bool:
     cand_set = set(cands)
     chain_nodes = {id(c.node) for c in a.chain} | {id(a.cls.node)}
     chain_files = {c.file for c in a.chain} | {a.cls.file}
-    consider = _each_use(st, out, strong, chain_nodes, chain_files)
+    consider = _each_use(st, out, strong, chain_nodes, chain_files, local_only)
     tree = st.index.tree
     files = tree.grep(lambda text: bool(rx.search(text) or in_patterns(text)), words=tuple(cands))
     searched: set[str] = set()
@@ -136,7 +142,7 @@ def run(st, out: Scanned) -> bool:
             st.progress(i + 1, len(files), f"uses of {a.parent.name}'s members")
         # A file whose every mention is of members already kept is not even parsed
         # (most of the cost of a run is parsing).
-        if not st.all_uses and mentioned(tree.searchable(rel) or "") <= set(a.kept):
+        if not st.all_uses and mentioned(tree.searchable(rel) or "") <= set(a.kept) - local_only:
             continue
         mod = st.index.module(rel)
         if mod is None:
@@ -165,13 +171,21 @@ def run(st, out: Scanned) -> bool:
     return True
 
 
-def _each_use(st, out: Scanned, strong: set[str], chain_nodes: set[int], chain_files: set[str]):
+def _each_use(st, out: Scanned, strong: set[str], chain_nodes: set[int], chain_files: set[str], local_only: set[str]):
     """The function that weighs one use found (``attr_use``'s answer) and keeps what it shows."""
     from ..receiver_typing.typing_flow import SHOWN
 
     a, flow = st.a, st.flow
 
     def consider(rel, mod, node, name, recv, how, line):
+        if name in local_only:
+            if name not in out.read_outside and not (rel in chain_files and inside_any(mod, node, chain_nodes)
+                                                     and _on_own_instance(mod, node, recv)):
+                verdict = (_unseen_receiver(flow, mod, node) if recv is node else flow.classify(mod, recv, node))[0]
+                if verdict != Receiver.NO:
+                    out.read_outside.append(name)
+                    a.read_outside.add(name)
+            return
         if name in strong and not st.all_uses:
             return
         confirm = name in a.kept and not st.all_uses
@@ -196,6 +210,14 @@ def _each_use(st, out: Scanned, strong: set[str], chain_nodes: set[int], chain_f
             return
         if name in a.kept and strength != SHOWN and not st.all_uses:
             return  # already kept on a use as weak as this one
+        if how == "getattr()" and st.knowledge.proven and name not in a.kept:
+            why = drop_equal_fallback.proof(st, mod, node, name)
+            if why is not None:
+                ev = Evidence(rel, line, f"getattr() of .{name} on {ast.unparse(recv)[:60]} with a fallback: {why}",
+                              drop_equal_fallback.ID, strength)
+                st.prove(name, ev)
+                out.proofs.append((name, ev))
+                return
         if strength != SHOWN and st.knowledge.assumes(a.cls.name, name) and recv is not node:
             # About to be dropped on the user's word: first look for a route the typing
             # follows that shows an instance of the class reaching the receiver.

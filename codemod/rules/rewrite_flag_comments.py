@@ -1,27 +1,35 @@
-"""DC611 stale-comments: remove the copied comments that are now false, flag the class's own.
+"""DC611 stale-comments: remove the comments that are now false, flag the class's own others.
 
 ## What it does
 A comment is stale when it names a member of the parent that was dropped (and that the class
 does not define or assign itself), names the parent, or speaks of ``super()`` or of a parent.
+A copied comment is also stale when it names a member the class keeps only for uses elsewhere
+that could not be ruled out, which the class's code never reads: it gives the parent's reason.
 A stale comment the patch copies (with the inlined statements of the parent's ``__init__``
 and the copied members) is removed from the patched code; a run of whole-line comments is one
 comment, removed whole, so that no sentence is left cut. The report counts them; report.json
-lists each with its text and its line in the parent's file. The class's own comments (in its
-``__init__``, or beside the change) are the user's words: a stale one stays, listed under
-"Comments to review". So are tool directives (``# type:``, ``# noqa``, ``# pragma``, ``# fmt:``...)
-the patch copies, which mean something to a tool. The tool's own marker comments are neither.
+lists each with its text and its line in the parent's file. A comment of the class's own
+``__init__`` that names the parent or speaks of ``super()`` or a parent is removed the same way
+once the patch replaces its ``super().__init__()`` (what it said of that call no longer holds;
+report.json marks it "the class's own", with its line in the class's file). The class's other own
+comments (in its ``__init__``, or beside the change) are the user's words: a stale one stays,
+listed under "Comments to review". So are tool directives (``# type:``, ``# noqa``, ``# pragma``,
+``# fmt:``...) the patch copies, which mean something to a tool. The tool's own marker comments are neither.
 
 ## Why
 A comment copied from the parent describes the parent's code: "kv_indptr is preallocated"
 above a class that no longer allocates it is a lie the checks cannot see, and the patch is
 the tool's text, not the user's. A class's own comment about what its ``super().__init__()``
-does stops being true when that call is gone, but only its author can say what to write instead.
+does stops being true when that call is gone; a pull request that leaves it reads as careless,
+and what it described is now the inlined code itself. Its other comments are its author's to judge.
 
 ## Known problems
 Found by words, not meaning: a comment can be found stale and still be true (it is then
 removed if copied), and a false one that names nothing of the parent is not found. Member
 names shorter than four letters are not matched. A whole-line comment that continues a
-removed end-of-line comment on the next lines stays.
+removed end-of-line comment on the next lines stays. A removed comment of the class's own is not
+replaced by another: any part of it that was still true (why the code reads a setting first) goes
+with it, and report.json keeps its text.
 
 ## Fix safety
 Safe: comments carry no behaviour, and they are removed from the libcst tree, which keeps the
@@ -74,23 +82,55 @@ def find(a, after: str, changed: set[int], marker: str) -> list[tuple[int, str, 
 
 
 class Stale:
-    """What makes a comment stale for one class: the dropped members' names, the parent's, super()."""
+    """What makes a comment stale for one class: the dropped members' names, the parent's, super().
 
-    def __init__(self, a):
+    ``own_code``: only what the class's own ``__init__`` says of the parent and ``super()``, once
+    the patch has replaced its ``super().__init__()``: a member's name there is the user's to judge."""
+
+    def __init__(self, a, own_code: bool = False):
         own = a.cls.members  # what the class defines or assigns itself is still there
-        dropped = sorted({n for n in a.members if n not in a.kept and n not in own and len(n.strip("_")) >= 4}, key=len, reverse=True)
-        self.words = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, dropped)) + r")\b") if dropped else None
+        dropped = set() if own_code else {n for n in a.members if n not in a.kept and n not in own and len(n.strip("_")) >= 4}
+        # Kept only on uses elsewhere that could not be ruled out: the class's code never reads
+        # them, so a copied comment that gives them as a reason gives the parent's reason.
+        unread = set() if own_code else {n for n, evs in a.kept.items() if n not in own and len(n.strip("_")) >= 4
+                                         and evs and all(e.strength == "unknown" for e in evs)}
+        words = sorted(dropped | unread, key=len, reverse=True)
+        self.words = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, words)) + r")\b") if words else None
+        self.unread = unread
         self.parent = a.parent.name
 
     def why(self, comment: str) -> str | None:
         m = self.words.search(comment) if self.words else None
         if m:
+            if m.group(1) in self.unread:
+                return f"names {m.group(1)}, which the class's code never reads (kept only for uses elsewhere not ruled out)"
             return f"names {m.group(1)}, which the class no longer has"
         if re.search(rf"\b{re.escape(self.parent)}\b", comment):
             return f"names {self.parent}, which is no longer a base"
         if re.search(r"super\(\)|\bparent\b", comment, re.I):
             return "speaks of the parent or super(), which no longer run the parent's code"
         return None
+
+
+def strip_own(ctx, body: list) -> list:
+    """The class's ``__init__`` without its comments that speak of ``super()`` or the parent, once
+    its ``super().__init__()`` is replaced by the parent's code: they said what that call did."""
+    a = ctx.a
+    if a.super_init_stmt is None:
+        return body
+    init = a.cls.methods.get("__init__")
+    out = []
+    for stmt in body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__" and init is not None:
+            t = _Strip(Stale(a, own_code=True))
+            stmt = stmt.visit(t)
+            lines = a.cls.module.lines
+            for texts, why in t.found:
+                at = next((n for n in range(init.lineno, init.end_lineno + 1)
+                           if [l.strip() for l in lines[n - 1:n - 1 + len(texts)]] == texts), None)
+                ctx.plan.removed_comments.append(Removed("\n".join(texts), a.cls.file, at, why + " (the class's own)"))
+        out.append(stmt)
+    return out
 
 
 # Comments that tell a tool something: removing one would change what the tool does.

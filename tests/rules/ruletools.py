@@ -11,7 +11,7 @@ from pathlib import Path
 
 from codemod.discover import Tree
 from codemod.index import Index
-from codemod.model import ClassAnalysis, Verdict
+from codemod.model import ClassAnalysis, Knowledge, Verdict
 from codemod.pipeline import analyse_all, build_patches
 from codemod.verdict import Limits, decide
 
@@ -52,19 +52,21 @@ def write(root: Path, files: dict[str, str]) -> Path:
 
 
 def analyse(root: Path, files: dict[str, str], cls: str = "pkg.child:Child", parent: str | None = None,
-            base: str | None = None, all_uses: bool = False) -> tuple[ClassAnalysis, Verdict]:
+            base: str | None = None, all_uses: bool = False, proven: bool = False) -> tuple[ClassAnalysis, Verdict]:
     write(root, files)
-    [a] = analyse_all(Index(Tree.open(root)), (cls,), parent, base, all_uses=all_uses)
+    [a] = analyse_all(Index(Tree.open(root)), (cls,), parent, base, all_uses=all_uses, knowledge=Knowledge(proven))
     return a, decide(a)
 
 
-def patch(root: Path, files: dict[str, str], cls: str = "pkg.child:Child", stress: bool = False) -> tuple[str | None, Verdict]:
+def patch(root: Path, files: dict[str, str], cls: str = "pkg.child:Child", stress: bool = False,
+          proven: bool = False) -> tuple[str | None, Verdict]:
     """(the patched text of the class's module, or None when nothing was patched; the final verdict).
 
-    ``stress``: decide as the campaigns' stress mode does (--max-copied-share 1 --plain-gain --any-gain)."""
+    ``stress``: decide as the campaigns' stress mode does (--max-copied-share 1 --plain-gain --any-gain);
+    ``proven``: analyse as --keep proven does."""
     write(root, files)
     index = Index(Tree.open(root))
-    [a] = analyse_all(index, (cls,), None, None)
+    [a] = analyse_all(index, (cls,), None, None, knowledge=Knowledge(proven))
     limits = Limits(1.0, True, True) if stress else Limits()
     v = decide(a, None, limits)
     if v.decision != "decouple":
@@ -92,7 +94,8 @@ def dedent(text: str) -> str:
     return textwrap.dedent(text).lstrip("\n")
 
 
-def run_both(root: Path, files: dict[str, str], script: str, stress: bool = False) -> tuple[str, str, str | None]:
+def run_both(root: Path, files: dict[str, str], script: str, stress: bool = False,
+             proven: bool = False) -> tuple[str, str, str | None]:
     """(what ``script`` prints on the original package, on the patched one, the patched module).
 
     Each runs in a fresh interpreter; an exception's type and message are part of the output.
@@ -108,7 +111,7 @@ def run_both(root: Path, files: dict[str, str], script: str, stress: bool = Fals
         return done.stdout + done.stderr
 
     before = run(write(root / "before", files))
-    after, _ = patch(root / "after", files, stress=stress)
+    after, _ = patch(root / "after", files, stress=stress, proven=proven)
     if after is not None:
         (root / "after" / "pkg" / "child.py").write_text(after)
     return before, run(root / "after"), after

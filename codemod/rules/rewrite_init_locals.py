@@ -1,0 +1,339 @@
+"""DC617 init-local: an attribute the inlined ``__init__`` stores and only that ``__init__`` reads becomes a local; asserts that become the same merge.
+
+## What it does
+A member of the parent kept only because kept statements of its ``__init__`` read it (DC105),
+that no code elsewhere reads on an object that may be the class (the DC108 search is run for it
+too), and that the class's ``__init__`` stores with plain ``self.X = ...`` before every read
+on every path, becomes a local of that ``__init__``: ``self.num_wrappers = 2`` becomes
+``num_wrappers = 2`` and each ``self.num_wrappers`` read ``num_wrappers``. Then two statements
+in a row ``if A: assert T`` and ``if B: assert T`` (the same test, no message), where ``A``
+and ``B`` compare parameters with ``None`` by ``is`` and ``T`` compares such a local, whose
+every store is a literal, with a literal, become one ``if A or B: assert T, "..."``, whose
+message names what was given.
+
+## Why
+SGLang's FlashInfer backend stores ``num_wrappers`` only for its wrappers and index buffers;
+once those are gone the decoupled ``__init__`` reads it in two asserts and nowhere else, and an
+attribute every instance carries for no reader is dead weight a reviewer asks to remove.
+
+## Known problems
+Not done (the attribute stays) when: the attribute is read in a nested function, lambda or
+class of the ``__init__``, stored in any other form (augmented, annotated, in a tuple, in a
+loop, a ``with`` or a ``try``), read where a store may not have run, or the name is used in the
+``__init__`` for anything else; when the class or its new base defines the name, or a class of
+its hierarchy has ``__setattr__``, ``__getattribute__`` or stores by computed name, or a subclass
+the index cannot see. A read by computed name elsewhere (``getattr(x, name)`` with ``name`` from
+data) is DC301's, as for any member. The merged assert's message is new text: an
+``AssertionError`` it raises says which arguments were given.
+
+## Fix safety
+The local holds what the attribute held at each read (every read follows a store on every path,
+and nothing else reads or writes the attribute). The merged assert fails exactly when one of
+the two did: its conditions and test have no side effects and read names that are bound.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+ID = "DC617"
+NAME = "init-local"
+
+_HOOKS = {"__setattr__", "__getattribute__", "__delattr__", "__slots__"}
+_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+
+
+def eligible(ctx) -> set[str]:
+    """The members that may become locals of the class's ``__init__`` (before its code is read)."""
+    a = ctx.a
+    if not a.may_have_known or ctx.index is None:
+        return set()
+    names = set()
+    for n in sorted(a.init_local_candidates - a.read_outside):
+        evs = a.kept.get(n, [])
+        if evs and all(e.rule == "DC105" for e in evs) and n not in a.cls.members:
+            names.add(n)
+    if not names:
+        return names
+    hierarchy = [a.cls, *ctx.index.subclasses_deep(a.cls)]
+    base = ctx.index.resolve_class(a.base) if a.base != "builtins.object" else None
+    if a.base != "builtins.object" and base is None:
+        return set()
+    if base is not None:
+        hierarchy += [base, *(ctx.index.resolve_class(q) for q in ctx.index.ancestors(base))]
+    for c in hierarchy:
+        if c is None:
+            continue
+        if _HOOKS & set(c.members) or (c is not a.cls and names & set(c.members)):
+            return set()
+    return names
+
+
+def apply(ctx, body: list) -> list:
+    names = eligible(ctx)
+    if not names:
+        return body
+    out = []
+    for stmt in body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
+            stmt = _localize(stmt, names, ctx)
+        out.append(stmt)
+    return out
+
+
+def _localize(fn: cst.FunctionDef, names: set[str], ctx) -> cst.FunctionDef:
+    params = fn.params
+    selfname = (params.posonly_params or params.params)[0].name.value if (params.posonly_params or params.params) else None
+    if selfname is None:
+        return fn
+    used = _names(fn)
+    done = []
+    for n in sorted(names):
+        if n in used or not _definitely_stored(fn.body.body, n, selfname):
+            continue
+        fn = fn.visit(_ToLocal(n, selfname))
+        done.append(n)
+    if not done:
+        return fn
+    ctx.plan.locals = sorted(set(ctx.plan.locals) | set(done))
+    ctx.a.made_local |= set(done)  # DC703 then checks that nothing left in the class reads them
+    ctx.plan.inlined += [f"`self.{n}` became a local of `__init__`, its only reader (DC617)" for n in done]
+    literal_locals = {n for n in done if _literal_stores(fn.body.body, n)}
+    param_names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    rebound = {p for p in param_names if p in _stored_names(fn.body)}
+    return fn.with_changes(body=_merge_asserts(fn.body, literal_locals, param_names - rebound))
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self):
+        self.found: set[str] = set()
+
+    def visit_Name(self, node: cst.Name):
+        self.found.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute):
+        node.value.visit(self)
+        return False  # the attribute's own name is no variable
+
+
+def _names(node: cst.CSTNode) -> set[str]:
+    v = _Names()
+    node.visit(v)
+    return v.found
+
+
+def _is_self_attr(node, name: str, selfname: str) -> bool:
+    return (isinstance(node, cst.Attribute) and node.attr.value == name and isinstance(node.value, cst.Name)
+            and node.value.value == selfname)
+
+
+class _Finder(cst.CSTVisitor):
+    """Every ``self.name`` in a node, and whether one sits in a nested scope."""
+
+    def __init__(self, name: str, selfname: str):
+        self.name, self.selfname = name, selfname
+        self.count = 0
+        self.nested = False
+        self.depth = 0
+
+    def visit_Attribute(self, node):
+        if _is_self_attr(node, self.name, self.selfname):
+            self.count += 1
+            self.nested |= self.depth > 0
+
+    def on_visit(self, node) -> bool:
+        if isinstance(node, _SCOPES):
+            self.depth += 1
+        return super().on_visit(node)
+
+    def on_leave(self, original) -> None:
+        if isinstance(original, _SCOPES):
+            self.depth -= 1
+        super().on_leave(original)
+
+
+def _uses(node, name, selfname) -> _Finder:
+    f = _Finder(name, selfname)
+    node.visit(f)
+    return f
+
+
+def _store(stmt, name: str, selfname: str) -> cst.Assign | None:
+    """``self.name = value`` as a simple statement of its own, else None."""
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign):
+        assign = stmt.body[0]
+        if len(assign.targets) == 1 and _is_self_attr(assign.targets[0].target, name, selfname):
+            return assign
+    return None
+
+
+def _definitely_stored(stmts, name: str, selfname: str) -> bool:
+    """Whether every ``self.name`` in ``stmts`` is a plain store or a read after a store on every
+    path, no read is in a nested scope, and at least one store and one read are there."""
+    state = {"stores": 0, "reads": 0}
+    ok = _walk_block(stmts, name, selfname, False, state)
+    return ok is not None and state["stores"] > 0 and state["reads"] > 0
+
+
+def _walk_block(stmts, name, selfname, assigned: bool, state) -> bool | None:
+    """The block's effect: whether the attribute is stored after it on every path (None: refused)."""
+    for stmt in stmts:
+        assign = _store(stmt, name, selfname)
+        if assign is not None:
+            f = _uses(assign.value, name, selfname)
+            if f.count and not assigned:
+                return None
+            if f.nested:
+                return None
+            state["reads"] += f.count
+            state["stores"] += 1
+            assigned = True
+            continue
+        if isinstance(stmt, cst.If):
+            f = _uses(stmt.test, name, selfname)
+            if f.count and (not assigned or f.nested):
+                return None
+            state["reads"] += f.count
+            body = _walk_block(stmt.body.body, name, selfname, assigned, state)
+            if body is None:
+                return None
+            if stmt.orelse is None:
+                other = assigned
+            elif isinstance(stmt.orelse, cst.If):
+                other = _walk_block([stmt.orelse], name, selfname, assigned, state)
+            else:
+                other = _walk_block(stmt.orelse.body.body, name, selfname, assigned, state)
+            if other is None:
+                return None
+            assigned = body and other
+            continue
+        f = _uses(stmt, name, selfname)
+        if not f.count:
+            continue
+        if not assigned or f.nested or _stores_inside(stmt, name, selfname):
+            return None
+        state["reads"] += f.count
+    return assigned
+
+
+class _Targets(cst.CSTVisitor):
+    """Every store target in a node: assignments of each kind, ``for``, ``with ... as``, ``:=``, ``del``."""
+
+    def __init__(self):
+        self.found: list = []
+
+    def on_visit(self, node) -> bool:
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.Del)):
+            self.found.append(node.target)
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            self.found.append(node.asname.name)
+        return True
+
+
+def _targets(node) -> list:
+    v = _Targets()
+    node.visit(v)
+    return v.found
+
+
+def _stores_inside(stmt, name, selfname) -> bool:
+    return any(_uses(t, name, selfname).count for t in _targets(stmt))
+
+
+class _ToLocal(cst.CSTTransformer):
+    def __init__(self, name: str, selfname: str):
+        self.name, self.selfname = name, selfname
+
+    def leave_Attribute(self, original, updated):
+        if _is_self_attr(updated, self.name, self.selfname):
+            return cst.Name(self.name)
+        return updated
+
+
+def _literal_stores(stmts, name: str) -> bool:
+    """Whether every store of the local ``name`` is a literal number, string, bool or None."""
+    v = _LiteralStores(name)
+    for s in stmts:
+        s.visit(v)
+    return v.ok and v.seen
+
+
+class _LiteralStores(cst.CSTVisitor):
+    def __init__(self, name):
+        self.name, self.ok, self.seen = name, True, False
+
+    def visit_Assign(self, node):
+        if any(isinstance(t.target, cst.Name) and t.target.value == self.name for t in node.targets):
+            self.seen = True
+            self.ok &= isinstance(node.value, (cst.Integer, cst.SimpleString)) or (
+                isinstance(node.value, cst.Name) and node.value.value in ("True", "False", "None"))
+
+
+def _all_names(node):
+    if isinstance(node, cst.Name):
+        return [node]
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return [n for e in node.elements for n in _all_names(e.value)]
+    if isinstance(node, cst.StarredElement):
+        return _all_names(node.value)
+    return []
+
+
+def _stored_names(node) -> set[str]:
+    return {n.value for t in _targets(node) for n in _all_names(t)}
+
+
+def _guard(stmt) -> tuple[cst.BaseExpression, cst.Assert] | None:
+    """(A, the assert) of ``if A: assert T`` with nothing else, no else and no comment inside."""
+    if not (isinstance(stmt, cst.If) and stmt.orelse is None and isinstance(stmt.body, cst.IndentedBlock)
+            and len(stmt.body.body) == 1):
+        return None
+    line = stmt.body.body[0]
+    if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and isinstance(line.body[0], cst.Assert)
+            and line.body[0].msg is None and not any(ll.comment for ll in line.leading_lines)):
+        return None
+    if line.trailing_whitespace.comment is not None:
+        return None
+    return stmt.test, line.body[0]
+
+
+def _none_test(expr, params: set[str]) -> str | None:
+    """The parameter of ``p is not None`` (no side effect, always bound), else None."""
+    if (isinstance(expr, cst.Comparison) and isinstance(expr.left, cst.Name) and expr.left.value in params
+            and len(expr.comparisons) == 1 and isinstance(expr.comparisons[0].operator, cst.IsNot)
+            and isinstance(expr.comparisons[0].comparator, cst.Name) and expr.comparisons[0].comparator.value == "None"):
+        return expr.left.value
+    return None
+
+
+def _pure_test(expr, literal_locals: set[str]) -> bool:
+    """``x == K`` (or ``!=``, ``<``, ...) of a local whose every store is a literal, with a literal."""
+    if not (isinstance(expr, cst.Comparison) and isinstance(expr.left, cst.Name) and expr.left.value in literal_locals
+            and len(expr.comparisons) == 1):
+        return False
+    right = expr.comparisons[0].comparator
+    return isinstance(right, (cst.Integer, cst.SimpleString)) or (isinstance(right, cst.Name) and right.value == "None")
+
+
+def _merge_asserts(block: cst.IndentedBlock, literal_locals: set[str], params: set[str]) -> cst.IndentedBlock:
+    code = cst.Module(body=[]).code_for_node
+    stmts = list(block.body)
+    out = []
+    i = 0
+    while i < len(stmts):
+        first = _guard(stmts[i])
+        second = _guard(stmts[i + 1]) if i + 1 < len(stmts) else None
+        if (first and second and not any(ll.comment for ll in stmts[i + 1].leading_lines)
+                and code(first[1].test) == code(second[1].test) and _pure_test(first[1].test, literal_locals)):
+            p, q = _none_test(first[0], params), _none_test(second[0], params)
+            if p and q and p != q:
+                test = cst.BooleanOperation(first[0], cst.Or(), second[0])
+                message = cst.SimpleString(f'"{p} or {q} is given"')
+                merged = first[1].with_changes(msg=message, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                line = stmts[i].body.body[0].with_changes(body=[merged])
+                out.append(stmts[i].with_changes(test=test, body=stmts[i].body.with_changes(body=[line])))
+                i += 2
+                continue
+        out.append(stmts[i])
+        i += 1
+    return block.with_changes(body=out)

@@ -1,0 +1,83 @@
+"""DC617 init-local: an attribute the inlined __init__ stores and only that __init__ reads
+becomes a local, and the asserts that become the same merge into one with a message.
+Executed original against patched; the near misses keep the attribute."""
+
+from ruletools import patch, run_both
+
+BASE = '''
+class Base:
+    def __init__(self):
+        self.ready = True
+
+
+class Parent(Base):
+    def __init__(self, n, buf=None, other=None):
+        super().__init__()
+        self.n = n
+        if n > 2:
+            self.ways = 2
+        else:
+            self.ways = 1
+        if buf is not None:
+            assert self.ways == 1
+
+        if other is not None:
+            assert self.ways == 1
+        self.pool = bytearray(1 << 20)
+'''
+CHILD = '''
+from .base import Parent
+
+
+class Child(Parent):
+    def __init__(self, n, buf=None, other=None):
+        super().__init__(n, buf, other)
+
+    def size(self):
+        return self.n
+'''
+SCRIPT = '''
+from pkg.child import Child
+for args in [(1,), (3,), (1, 1), (3, 1), (3, None, 1), (1, 1, 1)]:
+    try:
+        c = Child(*args)
+        print(args, c.size(), hasattr(c, "ways"))
+    except AssertionError:
+        print(args, "AssertionError")
+'''
+
+
+def files(child: str = CHILD, **more: str) -> dict[str, str]:
+    return {"base.py": BASE, "child.py": child, **more}
+
+
+def test_an_attribute_only_the_init_reads_becomes_a_local_and_the_asserts_merge(tmp_path):
+    before, after, patched = run_both(tmp_path, files(), SCRIPT)
+    assert "self.ways" not in patched and "            ways = 2\n" in patched
+    assert ('        if buf is not None or other is not None:\n'
+            '            assert ways == 1, "buf or other is given"\n') in patched
+    assert before.replace("True", "-") == after.replace("False", "-"), (before, after)
+    assert before.count("AssertionError") == 2
+
+
+def _kept(tmp_path, child: str = CHILD, **more: str) -> None:
+    patched, v = patch(tmp_path, files(child, **more))
+    assert patched is not None and "self.ways = 2" in patched, (v, patched)
+
+
+def test_near_miss_read_in_another_method(tmp_path):
+    _kept(tmp_path, CHILD + "\n    def width(self):\n        return self.ways\n")
+
+
+def test_near_miss_read_through_getattr_elsewhere(tmp_path):
+    _kept(tmp_path, **{"user.py": "from .child import Child\n\n\ndef f(c: Child):\n    return getattr(c, 'ways', 0)\n"})
+
+
+def test_near_miss_read_by_a_subclass(tmp_path):
+    _kept(tmp_path, CHILD + "\n\nclass Grand(Child):\n    def width(self):\n        return self.ways\n")
+
+
+def test_near_miss_a_read_before_any_store(tmp_path):
+    # The class's own code reads it before super().__init__ stores it: AttributeError stays one.
+    _kept(tmp_path, CHILD.replace("        super().__init__(n, buf, other)",
+                                  "        print(getattr(self, 'ways', None))\n        super().__init__(n, buf, other)"))
