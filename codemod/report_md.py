@@ -243,7 +243,8 @@ def _passed_on(c: dict, items: list[dict]) -> list[str]:
         if how == "never read":
             out.append(f"{head}, which no longer reads {it}: {they} could go (this patch leaves {it}).")
         else:
-            where = ", ".join(f"line {n}" for m in ms for n in m["use"]["lines"])
+            lines = sorted({n for m in ms for n in m["use"]["lines"]})  # one test may compare several
+            where = ("line " if len(lines) == 1 else "lines ") + ", ".join(map(str, lines))
             out.append(f"{head}, which now only compares {it} with None ({where} of the patched `{c['file']}`): "
                        f"dropping {it} would change that test, so {'it stays' if one else 'they stay'}.")
     return out
