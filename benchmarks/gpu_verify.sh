@@ -4,7 +4,8 @@
 #   .gpu-bundle and .whl (libcst, pyflakes, platformdirs for Python 3.12; datasets and
 #   multiprocess, which the kit's speculative draft runner imports through sglang.benchmark), then
 #   bash benchmarks/gpu_verify.sh
-# (DECOUPLE_GPU_ARGS="--keep proven" bash benchmarks/gpu_verify.sh: the patch made with those options)
+# (DECOUPLE_GPU_ARGS="--keep proven --no-markers" bash benchmarks/gpu_verify.sh: the patch made with those
+# options; --no-markers gives the patch decouple --sglang writes, whose sha256 report.md then matches)
 # It decouples the SGLang the bundle installs (with --emit-tests: the patch carries SGLang's CUDA
 # test), runs `decouple verify` through tests/gpu (3 kit runs: original, patched, original again;
 # then the emitted test on both sides at once), writes verify.json, report.md, pytest.log and

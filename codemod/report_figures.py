@@ -5,6 +5,8 @@ the attention kit's table (How tested), with what it covers and the patch it ran
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from . import provenance
 from .console import counted
 from .dropped_work import size_text
@@ -60,9 +62,17 @@ def _first_later(verify: dict | None) -> list[str]:
         later = sorted({f"{v:.2f}" for v in saved[1:]})
         bits.append(f"`{cls}` {saved[0]:.1f} MiB at the first construction"
                     + (f", {' and '.join(later)} MiB at each later one" if later else ""))
-    if not bits:
+    process = ((verify or {}).get("memory") or {}).get("per_process") or {}
+    head = ""
+    if process.get("gpu_mib") is not None:
+        pinned = process.get("pinned_mib")
+        head = (f"one process ({process.get('config', 'as SGLang builds it')}) {process['gpu_mib']:.1f} MiB of GPU memory"
+                + (f" and {pinned:.1f} MiB of pinned host memory" if pinned is not None else " (pinned host memory not measured)")
+                + "; ")
+    if not bits and not head:
         return []
-    return [f"Measured on {_gpu(verify)} (`torch.cuda.memory_allocated`), GPU memory saved: " + "; ".join(bits)]
+    return [f"Measured on {_gpu(verify)} (`torch.cuda.memory_allocated`, `torch.cuda.host_memory_stats`), saved: "
+            + head + "; ".join(bits)]
 
 
 def _gpu(verify: dict) -> str:
@@ -95,6 +105,20 @@ def measured_per_class(verify: dict | None) -> list[str]:
 _NOISE = 0.05
 
 
+def _emitted_row(e: dict) -> list[str]:
+    """The test --emit-tests wrote, run on both sides: what failed on the original (its checks of
+    what the parent built) and what passed on the patched sources."""
+    sides = {k: (e.get(k) or {}).get("tests") or {} for k in ("original", "patched")}
+    if not all(sides.values()):
+        return []
+
+    def tally(tests: dict) -> str:
+        bad = sum(1 for v in tests.values() if v != "passed")
+        return f"{len(tests) - bad} passed, {bad} failed"
+    return [f"| the test this patch adds (`{Path(e.get('file', 'test')).name}`) | {tally(sides['original'])} "
+            f"| {tally(sides['patched'])} |"]
+
+
 def gpu_table(verify: dict) -> list[str]:
     """The attention kit on both sides: the cases, the outputs, the GPU-bound latency; the GPU,
     what it covers and the patch it ran (``verify.json`` of this patch: ``provenance``)."""
@@ -105,6 +129,7 @@ def gpu_table(verify: dict) -> list[str]:
            "sha256{digest}.", "", "| SGLang's attention kit (`sglang/test/kits/attention_unittest`) | original | patched |", "|---|---|---|",
            f"| cases passed, failed | {o.get('passed', 0)}, {o.get('failed', 0)} | {p.get('passed', 0)}, {p.get('failed', 0)} |",
            f"| outputs bitwise equal to the original's | | {verify.get('outputs_bitwise_equal', 0)} of {verify.get('outputs_compared', 0)} |"]
+    out += _emitted_row(verify.get("emitted_test") or {})
     g = verify.get("latency_gpu_bound") or {}
     ms = g.get("median_ms") or {}
     if g.get("ratio") and ms.get("original") and ms.get("patched"):

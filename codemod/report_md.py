@@ -22,6 +22,7 @@ import re
 from .console import counted
 from .dropped_work import size_text
 from .gpu import VERIFIED_CLASSES
+from .reflection import UNKNOWN_RECEIVER
 from .report_figures import file_line, gpu_table, measured_per_class, memory_table
 from .rules import summaries
 
@@ -258,12 +259,16 @@ def _run_risks(classes: list[dict]) -> list[str]:
     outside = [h["what"] for c in classes for h in c["hazards"] if h["rule"] == "DC208"]
     if outside:
         out.append("- Outside this tree: " + "; ".join(_md(w) for w in outside) + ".")
-    computed = [(c["name"], sum(1 for h in c["hazards"] if h["rule"] == "DC301")) for c in classes]
-    computed = [(n, k) for n, k in computed if k]
+    # Each place by file:line (issue 37: never only a count), in one item for the run's classes.
+    computed = [(c["name"], sorted((h for h in c["hazards"] if h["rule"] == "DC301"), key=lambda h: (h["file"], h["line"])))
+                for c in classes]
+    computed = [(n, hs) for n, hs in computed if hs]
     if computed:
         out.append("- Reached by a computed name on an object of unknown type, not refused (DC301): "
-                   + ", ".join(f"{counted(k, 'place')} for `{n}`" for n, k in computed)
-                   + ". A member dropped from the class and read there would fail.")
+                   + "; ".join(f"{counted(len(hs), 'place')} for `{n}` ("
+                               + "; ".join(f"`{h['file']}:{h['line']}` {_md(h['what'].split(UNKNOWN_RECEIVER)[0])}" for h in hs)
+                               + ")" for n, hs in computed)
+                   + ". A member dropped from the class and read there would fail; report.json says why each type is unknown.")
     return out
 
 
@@ -312,7 +317,7 @@ def _tested(rep: dict, verify: dict | None) -> list[str]:
     if not rep.get("checks"):
         return ["- No patch in this run (analysis only): nothing was checked.", ""]
     out = [f"- `{ch['file']}`: {ch['result']}" for ch in rep["checks"]]
-    out[-1] += "; a second run of the tool on the patched tree changes nothing."
+    out.append("- A second run of the tool on the patched tree changes nothing.")
     if rep.get("patch_paths"):
         out.append(f"- {rep['patch_paths']['line']}")
     if rep.get("tests"):
