@@ -658,6 +658,10 @@ def campaign(name: str, args) -> dict:
     res["sdist"] = lib["archive"]
     pristine = lib["pristine"]
     root = pristine / spec["root"]
+    # --root-with-tests: decouple's ROOT is the sdist's top, so that the tests' reads are uses
+    # (the tool takes its tree to be the whole program); candidates stay those of the package
+    droot = pristine if args.root_with_tests else root
+    res["decouple_root"] = "." if args.root_with_tests else spec["root"]
 
     # baseline, twice
     stable_pass: set[str] = set()
@@ -730,7 +734,7 @@ def campaign(name: str, args) -> dict:
         before = before_all
         out = out_base / cand["qualname"].replace(":", "__")
         rec = dict(cand)
-        rec.update(run_decouple(cand, root, out, args.jobs_timeout))
+        rec.update(run_decouple(cand, droot, out, args.jobs_timeout))
         after = tree_hash(pristine)
         changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
         rec["input_unchanged"] = not changed
@@ -740,7 +744,7 @@ def campaign(name: str, args) -> dict:
         if rec["patch"]:
             pcopy = work / "patched"
             fresh_copy(pristine, pcopy)
-            okp, how = apply_patch(out / "patch.diff", pcopy / spec["root"])
+            okp, how = apply_patch(out / "patch.diff", pcopy / res["decouple_root"])
             rec["patch_applied"] = okp
             rec["patch_apply"] = how
             # patched files must equal files/ the tool wrote
@@ -1008,6 +1012,10 @@ def main(argv=None) -> int:
                          "then the summary; runs nothing")
     ap.add_argument("--summary-only", action="store_true",
                     help="only rebuild summary.md from the JSON files in --out")
+    ap.add_argument("--root-with-tests", action="store_true",
+                    help="run decouple on the whole sdist (its tests included) instead of the "
+                         "library's root (src/): a public attribute that only the tests read is "
+                         "then a use; for the libraries whose root is '.' it changes nothing")
     ap.add_argument("--list", action="store_true", help="print the pinned table")
     ap.add_argument("--stress", action="store_true",
                     help=f"run decouple with {' '.join(STRESS)}: the classes declined only for too "
