@@ -649,3 +649,38 @@ def test_near_miss_a_nested_class_nothing_reads(tmp_path):
     files = {"base.py": NESTED.format(cond="", read="str(self.n)"), "child.py": NESTED_CHILD}
     before, after, text = run_both(tmp_path, files, "from pkg.child import Child\nprint(Child(2).show())\n", stress=True)
     assert text is not None and before == after == "2\n"
+
+
+# cachetools' _BasicWrapper(_WrapperBase), in a few lines of our own: the parent's __init__
+# stores public attributes (a lock, a condition) that only the library's users read, on what a
+# factory returns. Within ROOT such a reader is a use (the receiver's type is unknown, so it may
+# be the class); a reader outside ROOT is not seen (the tree is taken to be the whole program).
+WRAPPERS = """
+class Wrapper:
+    def __init__(self, func, lock=None, cond=None):
+        self.func = func
+        self.lock = lock
+        self.cond = cond
+        self.calls = [0] * 64
+
+    def __call__(self, *args):
+        return self.func(*args)
+"""
+WRAPPERS_CHILD = ("from .wrappers import Wrapper\n\n\nclass Child(Wrapper):\n    def __init__(self, func):\n"
+                  "        super().__init__(func)\n\n\ndef wrap(func):\n    return Child(func)\n")
+WRAPPERS_USER = "from .child import wrap\n\n\ndef locks_of(func):\n    w = wrap(func)\n    return w.lock, w.cond\n"
+
+
+def test_a_public_attribute_read_by_a_user_in_the_tree_on_a_factory_result_stays(tmp_path):
+    files = {"wrappers.py": WRAPPERS, "child.py": WRAPPERS_CHILD, "user.py": WRAPPERS_USER}
+    script = "from pkg.user import locks_of\nprint(locks_of(len))\n"
+    before, after, patched = run_both(tmp_path, files, script, stress=True)
+    assert before == after == "(None, None)\n"
+    assert patched is not None and "self.lock = " in patched and "self.cond = " in patched
+
+
+def test_near_miss_a_public_attribute_no_code_of_the_tree_reads_is_dropped(tmp_path):
+    files = {"wrappers.py": WRAPPERS, "child.py": WRAPPERS_CHILD}
+    after, v = patch(tmp_path, files, stress=True)
+    assert v.decision == "decouple" and after is not None
+    assert "self.func = func" in after and "self.lock" not in after and "self.cond" not in after
