@@ -684,3 +684,43 @@ def test_near_miss_a_public_attribute_no_code_of_the_tree_reads_is_dropped(tmp_p
     after, v = patch(tmp_path, files, stress=True)
     assert v.decision == "decouple" and after is not None
     assert "self.func = func" in after and "self.lock" not in after and "self.cond" not in after
+
+
+# cattrs' preconf converters (Converter(BaseConverter)), in a few lines of our own: a default of
+# the parent's __init__ is a lambda, and a copied class attribute a comprehension. Their
+# parameters and targets are bound inside them: not names the class's module must bind (DC608
+# refused both, DC510, as "bound only through a star import (or not at all)").
+HOOKS = """
+KEYS = ("a", "b")
+
+
+class Hooks:
+    ORDER = [k.upper() for k in KEYS if k]
+
+    def __init__(self, prefix, fallback=lambda t: "no hook for " + t):
+        self.prefix = prefix
+        self.fallback = fallback
+        self.table = [0] * 256
+
+    def order(self):
+        return self.ORDER
+
+    def resize(self, n):
+        self.table = [0] * n
+"""
+HOOKS_CHILD = ("from .hooks import Hooks\n\n\nclass Child(Hooks):\n    def __init__(self, prefix):\n        super().__init__(prefix)\n\n"
+               "    def miss(self, t):\n        return self.prefix + self.fallback(t) + ','.join(self.order())\n")
+
+
+def test_names_bound_by_a_lambda_default_or_a_comprehension_are_not_free(tmp_path):
+    files = {"hooks.py": HOOKS, "child.py": HOOKS_CHILD}
+    before, after, patched = run_both(tmp_path, files, "from pkg.child import Child\nprint(Child('> ').miss('x'))\n", stress=True)
+    assert before == after == "> no hook for xA,B\n"
+    assert patched is not None and "lambda t:" in patched and "for k in KEYS" in patched
+
+
+@pytest.mark.parametrize("default", ["lambda t: unbound_name(t)", "lambda t: [t for _ in range(unbound_name)]"])
+def test_near_miss_a_name_a_lambda_default_reads_and_nothing_binds_is_refused(tmp_path, default):
+    files = {"hooks.py": HOOKS.replace('lambda t: "no hook for " + t', default), "child.py": HOOKS_CHILD}
+    after, v = patch(tmp_path, files, stress=True)
+    assert after is None and v.decision == "unsafe" and "'unbound_name'" in v.reason
