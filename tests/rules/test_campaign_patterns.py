@@ -5,7 +5,7 @@ reparenting past a base that another base already brings.
 """
 
 import pytest
-from ruletools import analyse, hazards_of, kept_by, patch, run_both
+from ruletools import analyse, hazards_of, kept_by, patch, refused_as_it_was, run_both
 
 FORMATTERS = """
 class Formatter:
@@ -724,3 +724,52 @@ def test_near_miss_a_name_a_lambda_default_reads_and_nothing_binds_is_refused(tm
     files = {"hooks.py": HOOKS.replace('lambda t: "no hook for " + t', default), "child.py": HOOKS_CHILD}
     after, v = patch(tmp_path, files, stress=True)
     assert after is None and v.decision == "unsafe" and "'unbound_name'" in v.reason
+
+
+# starlette's QueryParams(ImmutableMultiDict), in a few lines of our own: C's __init__ calls
+# super().__init__ on each branch of an if. Only one call was inlined; after reparenting the
+# others ran the new base's __init__ (object's) with the parent's arguments (TypeError).
+PAIRS = """
+class Pairs:
+    def __init__(self, items=()):
+        self._items = list(items)
+        self._index = dict(self._items)
+        self.scratch = [0] * 256
+
+    def get(self, key):
+        return self._index[key]
+
+    def resize(self, n):
+        self.scratch = [0] * n
+"""
+PAIRS_CHILD = """
+from .pairs import Pairs
+
+
+class Child(Pairs):
+    def __init__(self, value):
+        {body}
+
+    def first(self):
+        return self._items[0]
+"""
+PAIRS_SCRIPT = "from pkg.child import Child\nprint(Child('a=1&b=2').first(), Child([('c', 3)]).first())\n"
+
+
+def test_a_second_super_init_on_another_branch_is_refused(tmp_path):
+    body = ("if isinstance(value, str):\n            super().__init__(p.split('=') for p in value.split('&'))\n"
+            "        else:\n            super().__init__(value)")
+    files = {"pairs.py": PAIRS, "child.py": PAIRS_CHILD.format(body=body)}
+    [why] = refused_as_it_was(tmp_path, files, PAIRS_SCRIPT, "DC311")
+    assert "super().__init__ here as well as at line" in why
+    after, v = patch(tmp_path / "stress", files, stress=True)
+    assert after is None and v.decision == "unsafe"
+
+
+def test_near_miss_one_super_init_after_the_branches_is_inlined(tmp_path):
+    body = ("items = (p.split('=') for p in value.split('&')) if isinstance(value, str) else value\n"
+            "        super().__init__(items)")
+    files = {"pairs.py": PAIRS, "child.py": PAIRS_CHILD.format(body=body)}
+    before, after, patched = run_both(tmp_path, files, PAIRS_SCRIPT, stress=True)
+    assert before == after == "['a', '1'] ('c', 3)\n"
+    assert patched is not None and "super().__init__" not in patched
