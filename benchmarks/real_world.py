@@ -140,7 +140,9 @@ LIBS: dict[str, dict] = {
                    test_deps=["pytest", "hypothesis", "pytest-benchmark", "immutables", "ujson",
                               "orjson", "msgpack", "pyyaml", "tomlkit", "cbor2", "pymongo",
                               "msgspec", "tomli-w"],
-                   pytest=["tests"]),
+                   # its conftest's own "fast" profile (10 examples a property): the full one
+                   # takes over 5 minutes a run here, once per patch
+                   pytest=["tests"], env={"FAST": "1"}),
     "cachetools": dict(version="8.0.2", root="src", packages=["cachetools"],
                        test_deps=["pytest"], pytest=["tests"]),
     # pytest 9 has no monkeypatch.notset, which flask's conftest uses
@@ -587,6 +589,17 @@ def run_traced(cands: list[dict], pristine: Path, out: Path, spec: dict, lib: di
                         ignore=lambda d, names: [root.name] if Path(d) == root.parent else [])
         _writable(tests_dir)
     cmd = suite_command(spec, lib, work, tests_dir)
+    # The same command once untraced, just before, on a copy laid out as decouple lays out its
+    # own (ROOT's copy first on PYTHONPATH): the ratio of the two times is the cost of tracing.
+    plain = work / "plain"
+    fresh_copy(root, plain)
+    penv = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        str(plain / d) for d in ("src", "python", "") if (plain / d).is_dir()))
+    penv.pop("PYTHONHOME", None)
+    t0 = time.monotonic()
+    pcp = run(["bash", "-c", cmd], cwd=plain, env=penv, timeout=args.test_timeout)
+    plain_s = round(time.monotonic() - t0, 1)
+    shutil.rmtree(plain, ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
     env = dict(os.environ, DECOUPLE_CACHE_DIR=str(out.parent / "cache-unused"))
     env.pop("PYTHONHOME", None)
@@ -597,7 +610,8 @@ def run_traced(cands: list[dict], pristine: Path, out: Path, spec: dict, lib: di
              timeout=args.test_timeout + args.jobs_timeout * max(1, len(cands) // 4), env=env,
              cwd=TOOL_CWD)
     rec = dict(rc=cp.returncode, wall_s=round(time.monotonic() - t0, 1), command=cmd,
-               stderr=cp.stderr[-4000:].strip(), per_class={})
+               stderr=cp.stderr[-4000:].strip(), per_class={},
+               untraced=dict(seconds=plain_s, exit_status=pcp.returncode))
     rec["traceback"] = ("Traceback" in cp.stderr or "internal error" in cp.stderr.lower()
                         or cp.returncode not in (0, 2, 3))
     rep = out / "report.json"
@@ -644,6 +658,10 @@ def campaign(name: str, args) -> dict:
     res["sdist"] = lib["archive"]
     pristine = lib["pristine"]
     root = pristine / spec["root"]
+    # --root-with-tests: decouple's ROOT is the sdist's top, so that the tests' reads are uses
+    # (the tool takes its tree to be the whole program); candidates stay those of the package
+    droot = pristine if args.root_with_tests else root
+    res["decouple_root"] = "." if args.root_with_tests else spec["root"]
 
     # baseline, twice
     stable_pass: set[str] = set()
@@ -716,7 +734,7 @@ def campaign(name: str, args) -> dict:
         before = before_all
         out = out_base / cand["qualname"].replace(":", "__")
         rec = dict(cand)
-        rec.update(run_decouple(cand, root, out, args.jobs_timeout))
+        rec.update(run_decouple(cand, droot, out, args.jobs_timeout))
         after = tree_hash(pristine)
         changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
         rec["input_unchanged"] = not changed
@@ -726,7 +744,7 @@ def campaign(name: str, args) -> dict:
         if rec["patch"]:
             pcopy = work / "patched"
             fresh_copy(pristine, pcopy)
-            okp, how = apply_patch(out / "patch.diff", pcopy / spec["root"])
+            okp, how = apply_patch(out / "patch.diff", pcopy / res["decouple_root"])
             rec["patch_applied"] = okp
             rec["patch_apply"] = how
             # patched files must equal files/ the tool wrote
@@ -856,6 +874,31 @@ def summary_md(results: list[dict]) -> str:
                      f"{c['tracebacks']} | {c['timeouts']} | {c['input_changed']} | {c['patches']} "
                      f"| {c['not_applied']} | {c['broke']} | {bt} | {c['decouple_s']} s | "
                      f"{res.get('wall_s', '-')} s |")
+    traced = [r for r in results if r.get("traced")]
+    if traced:
+        lines += ["", "## Traced runs (`--trace`)", "",
+                  "| library | classes | decouple rc | suite exit | accesses | suite untraced | "
+                  "suite traced | ratio | found only at run time | input changed | traceback |",
+                  "|" + "---|" * 11]
+        for res in traced:
+            tr = res["traced"]
+            t = tr.get("trace") or {}
+            u = tr.get("untraced") or {}
+            found = {q: v["found_at_run_time"] for q, v in tr["per_class"].items()
+                     if v.get("found_at_run_time")}
+            ratio = (f"{t['seconds'] / u['seconds']:.2f}x" if u.get("seconds") and t.get("seconds")
+                     else "-")
+            lines.append(f"| {res['library']} {res['version']} | {len(tr['per_class'])} | {tr['rc']} "
+                         f"| {t.get('exit_status', '-')} | {t.get('accesses', '-')} | "
+                         f"{u.get('seconds', '-')} s | {t.get('seconds', '-')} s | {ratio} | "
+                         f"{sum(len(v) for v in found.values())} ({len(found)} classes) | "
+                         f"{'no' if tr.get('input_unchanged') else 'YES'} | "
+                         f"{'YES' if tr.get('traceback') else 'no'} |")
+        for res in traced:
+            for q, v in res["traced"]["per_class"].items():
+                for f in v.get("found_at_run_time") or []:
+                    lines.append(f"- {res['library']}: `{q}` ({v.get('decision')} {v.get('rule')}): "
+                                 f"{f['member']} ({f['kind']}) at {f['file']}:{f['line']}")
     for res in results:
         recs = res.get("candidates", [])
         if not recs:
@@ -969,6 +1012,10 @@ def main(argv=None) -> int:
                          "then the summary; runs nothing")
     ap.add_argument("--summary-only", action="store_true",
                     help="only rebuild summary.md from the JSON files in --out")
+    ap.add_argument("--root-with-tests", action="store_true",
+                    help="run decouple on the whole sdist (its tests included) instead of the "
+                         "library's root (src/): a public attribute that only the tests read is "
+                         "then a use; for the libraries whose root is '.' it changes nothing")
     ap.add_argument("--list", action="store_true", help="print the pinned table")
     ap.add_argument("--stress", action="store_true",
                     help=f"run decouple with {' '.join(STRESS)}: the classes declined only for too "

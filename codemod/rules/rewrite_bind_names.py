@@ -27,7 +27,9 @@ imports of the same object by unrelated paths outside the tree count as differen
 an alias, which is safe). A name bound only by a star import in the parent's module is resolved
 through the star's module (its ``__all__`` when literal, else its public names) when that
 module is in the tree; otherwise the rewrite is refused (DC510). A nested function's parameters count as bound
-for the whole method.
+for the whole method. In what is evaluated where it stands (a parameter's default, a class
+attribute's value, a decorator) a lambda's parameters and a comprehension's targets are bound
+inside it, as Python scopes them; a walrus inside a comprehension counts as no read.
 
 ## Fix safety
 Safe: the alias is imported from where the parent's module gets the object, so it is the
@@ -153,6 +155,32 @@ def _loads(node: ast.AST) -> set[str]:
     return {n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _free_loads(node: ast.AST, bound: frozenset = frozenset()) -> set[str]:
+    """The names ``node`` (an expression evaluated where it stands: a default, a class
+    attribute's value) reads from the scope around it: a lambda's parameters and a
+    comprehension's targets are bound inside them, not read there."""
+    if isinstance(node, ast.Name):
+        return {node.id} if isinstance(node.ctx, ast.Load) and node.id not in bound else set()
+    if isinstance(node, ast.Lambda):
+        a = node.args
+        params = a.posonlyargs + a.args + a.kwonlyargs + [p for p in (a.vararg, a.kwarg) if p is not None]
+        out = set().union(*(_free_loads(d, bound) for d in a.defaults + [d for d in a.kw_defaults if d is not None]))
+        return out | _free_loads(node.body, bound | {p.arg for p in params})
+    if isinstance(node, _COMPREHENSIONS):
+        out, inner = set(), bound
+        for i, gen in enumerate(node.generators):
+            # the first iterable is evaluated in the scope around; the rest see the targets
+            out |= _free_loads(gen.iter, bound if i == 0 else inner)
+            inner = inner | {n.id for n in walk(gen.target) if isinstance(n, ast.Name)}
+            out |= set().union(*(_free_loads(c, inner) for c in gen.ifs))
+        parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        return out | set().union(*(_free_loads(e, inner) for e in parts))
+    return set().union(*(_free_loads(c, bound) for c in ast.iter_child_nodes(node)))
+
+
 def inlined_free(a) -> set[str]:
     """Globals the kept statements of P's __init__ read."""
     init = a.parent_init
@@ -160,7 +188,7 @@ def inlined_free(a) -> set[str]:
         return set()
     out = set().union(*(_loads(n) for n in inlined_parts(a)))
     out -= _bound_in(init) | {first_param(init)}
-    return out | set().union(*(_loads(d) for d in defaults_read(a)))
+    return out | set().union(*(_free_loads(d) for d in defaults_read(a)))
 
 
 def inlined_parts(a) -> list[ast.AST]:
@@ -220,7 +248,7 @@ def copied_free(a) -> dict[str, set[str]]:
     class_level = {n for c in a.chain for n, m in c.members.items() if m.kind != "instance_attribute"}
     for name, nodes in copied_nodes(a).items():
         out[name] = set().union(*(_function_free(n, class_level) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                                  else _loads(n) - class_level for n in nodes)) if nodes else set()
+                                  else _free_loads(n) - class_level for n in nodes)) if nodes else set()
     return out
 
 
@@ -242,7 +270,7 @@ def copied_nodes(a) -> dict[str, list[ast.stmt]]:
 def _function_free(fn: ast.FunctionDef, class_level: set[str]) -> set[str]:
     in_class_body = list(fn.decorator_list) + list(fn.args.defaults) + [d for d in fn.args.kw_defaults if d is not None]
     body = set().union(*(_loads(s) for s in fn.body)) if fn.body else set()
-    header = set().union(*(_loads(e) for e in in_class_body)) if in_class_body else set()
+    header = set().union(*(_free_loads(e) for e in in_class_body)) if in_class_body else set()
     return (body - _bound_in(fn)) | (header - class_level)
 
 

@@ -79,14 +79,14 @@ def find_super_init(index, cls, init: ast.FunctionDef, parent) -> tuple[ast.stmt
             call = node.value
             f = call.func
             if isinstance(f, ast.Attribute) and f.attr == "__init__":
-                if is_super_call(f.value) and _super_of(index, cls, f.value):
+                if is_super_call(f.value) and super_starts_after(index, cls, f.value):
                     return node, call
                 if dotted_name(f.value) and names_class(index, cls.module, f.value, parent):
                     return node, call
     return None, None
 
 
-def _super_of(index, cls, call: ast.Call) -> bool:
+def super_starts_after(index, cls, call: ast.Call) -> bool:
     """Whether ``super(...)`` in C's method starts after C: no arguments, or C itself first."""
     return not call.args or names_class(index, cls.module, call.args[0], cls)
 

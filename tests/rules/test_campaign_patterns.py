@@ -5,7 +5,7 @@ reparenting past a base that another base already brings.
 """
 
 import pytest
-from ruletools import analyse, hazards_of, kept_by, patch, run_both
+from ruletools import analyse, hazards_of, kept_by, patch, refused_as_it_was, run_both
 
 FORMATTERS = """
 class Formatter:
@@ -649,3 +649,127 @@ def test_near_miss_a_nested_class_nothing_reads(tmp_path):
     files = {"base.py": NESTED.format(cond="", read="str(self.n)"), "child.py": NESTED_CHILD}
     before, after, text = run_both(tmp_path, files, "from pkg.child import Child\nprint(Child(2).show())\n", stress=True)
     assert text is not None and before == after == "2\n"
+
+
+# cachetools' _BasicWrapper(_WrapperBase), in a few lines of our own: the parent's __init__
+# stores public attributes (a lock, a condition) that only the library's users read, on what a
+# factory returns. Within ROOT such a reader is a use (the receiver's type is unknown, so it may
+# be the class); a reader outside ROOT is not seen (the tree is taken to be the whole program).
+WRAPPERS = """
+class Wrapper:
+    def __init__(self, func, lock=None, cond=None):
+        self.func = func
+        self.lock = lock
+        self.cond = cond
+        self.calls = [0] * 64
+
+    def __call__(self, *args):
+        return self.func(*args)
+"""
+WRAPPERS_CHILD = ("from .wrappers import Wrapper\n\n\nclass Child(Wrapper):\n    def __init__(self, func):\n"
+                  "        super().__init__(func)\n\n\ndef wrap(func):\n    return Child(func)\n")
+WRAPPERS_USER = "from .child import wrap\n\n\ndef locks_of(func):\n    w = wrap(func)\n    return w.lock, w.cond\n"
+
+
+def test_a_public_attribute_read_by_a_user_in_the_tree_on_a_factory_result_stays(tmp_path):
+    files = {"wrappers.py": WRAPPERS, "child.py": WRAPPERS_CHILD, "user.py": WRAPPERS_USER}
+    script = "from pkg.user import locks_of\nprint(locks_of(len))\n"
+    before, after, patched = run_both(tmp_path, files, script, stress=True)
+    assert before == after == "(None, None)\n"
+    assert patched is not None and "self.lock = " in patched and "self.cond = " in patched
+
+
+def test_near_miss_a_public_attribute_no_code_of_the_tree_reads_is_dropped(tmp_path):
+    files = {"wrappers.py": WRAPPERS, "child.py": WRAPPERS_CHILD}
+    after, v = patch(tmp_path, files, stress=True)
+    assert v.decision == "decouple" and after is not None
+    assert "self.func = func" in after and "self.lock" not in after and "self.cond" not in after
+
+
+# cattrs' preconf converters (Converter(BaseConverter)), in a few lines of our own: a default of
+# the parent's __init__ is a lambda, and a copied class attribute a comprehension. Their
+# parameters and targets are bound inside them: not names the class's module must bind (DC608
+# refused both, DC510, as "bound only through a star import (or not at all)").
+HOOKS = """
+KEYS = ("a", "b")
+
+
+class Hooks:
+    ORDER = [k.upper() for k in KEYS if k]
+
+    def __init__(self, prefix, fallback=lambda t: "no hook for " + t):
+        self.prefix = prefix
+        self.fallback = fallback
+        self.table = [0] * 256
+
+    def order(self):
+        return self.ORDER
+
+    def resize(self, n):
+        self.table = [0] * n
+"""
+HOOKS_CHILD = ("from .hooks import Hooks\n\n\nclass Child(Hooks):\n    def __init__(self, prefix):\n        super().__init__(prefix)\n\n"
+               "    def miss(self, t):\n        return self.prefix + self.fallback(t) + ','.join(self.order())\n")
+
+
+def test_names_bound_by_a_lambda_default_or_a_comprehension_are_not_free(tmp_path):
+    files = {"hooks.py": HOOKS, "child.py": HOOKS_CHILD}
+    before, after, patched = run_both(tmp_path, files, "from pkg.child import Child\nprint(Child('> ').miss('x'))\n", stress=True)
+    assert before == after == "> no hook for xA,B\n"
+    assert patched is not None and "lambda t:" in patched and "for k in KEYS" in patched
+
+
+@pytest.mark.parametrize("default", ["lambda t: unbound_name(t)", "lambda t: [t for _ in range(unbound_name)]"])
+def test_near_miss_a_name_a_lambda_default_reads_and_nothing_binds_is_refused(tmp_path, default):
+    files = {"hooks.py": HOOKS.replace('lambda t: "no hook for " + t', default), "child.py": HOOKS_CHILD}
+    after, v = patch(tmp_path, files, stress=True)
+    assert after is None and v.decision == "unsafe" and "'unbound_name'" in v.reason
+
+
+# starlette's QueryParams(ImmutableMultiDict), in a few lines of our own: C's __init__ calls
+# super().__init__ on each branch of an if. Only one call was inlined; after reparenting the
+# others ran the new base's __init__ (object's) with the parent's arguments (TypeError).
+PAIRS = """
+class Pairs:
+    def __init__(self, items=()):
+        self._items = list(items)
+        self._index = dict(self._items)
+        self.scratch = [0] * 256
+
+    def get(self, key):
+        return self._index[key]
+
+    def resize(self, n):
+        self.scratch = [0] * n
+"""
+PAIRS_CHILD = """
+from .pairs import Pairs
+
+
+class Child(Pairs):
+    def __init__(self, value):
+        {body}
+
+    def first(self):
+        return self._items[0]
+"""
+PAIRS_SCRIPT = "from pkg.child import Child\nprint(Child('a=1&b=2').first(), Child([('c', 3)]).first())\n"
+
+
+def test_a_second_super_init_on_another_branch_is_refused(tmp_path):
+    body = ("if isinstance(value, str):\n            super().__init__(p.split('=') for p in value.split('&'))\n"
+            "        else:\n            super().__init__(value)")
+    files = {"pairs.py": PAIRS, "child.py": PAIRS_CHILD.format(body=body)}
+    [why] = refused_as_it_was(tmp_path, files, PAIRS_SCRIPT, "DC311")
+    assert "super().__init__ here as well as at line" in why
+    after, v = patch(tmp_path / "stress", files, stress=True)
+    assert after is None and v.decision == "unsafe"
+
+
+def test_near_miss_one_super_init_after_the_branches_is_inlined(tmp_path):
+    body = ("items = (p.split('=') for p in value.split('&')) if isinstance(value, str) else value\n"
+            "        super().__init__(items)")
+    files = {"pairs.py": PAIRS, "child.py": PAIRS_CHILD.format(body=body)}
+    before, after, patched = run_both(tmp_path, files, PAIRS_SCRIPT, stress=True)
+    assert before == after == "['a', '1'] ('c', 3)\n"
+    assert patched is not None and "super().__init__" not in patched
