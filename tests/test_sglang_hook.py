@@ -134,3 +134,49 @@ def test_model_classes_build_the_same_model_with_fewer_modules(tmp_path):
     assert rows["MiniCPMV_VisionEncoderLayer"]["modules_avoided"]["VisionAttention"] == 1
     assert rows["MiniCPMV_VisionEncoder"]["modules_avoided"]["Idefics2EncoderLayer"] == 3
     assert {"Glm4vPatchMerger", "Conv2d", "Glm4vRMSNorm"} <= set(rows["GlmOcrVisionModel"]["modules_avoided"])
+
+
+def _unpack(dest: Path) -> Path:
+    import zipfile
+
+    from codemod.discover import release_archive
+
+    with zipfile.ZipFile(release_archive()) as zf:
+        zf.extractall(dest)
+    return dest
+
+
+def _construct_drafts(root: Path, tmp: Path) -> dict:
+    out = tmp / f"{root.name}.json"
+    proc = subprocess.run([sys.executable, str(REPO / "tests/sglang_cpu/construct_mla_drafts.py"), "--sglang-root", str(root),
+                           "--json", str(out)], capture_output=True, text=True, check=False, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(out.read_text())
+
+
+@needs_torch
+def test_mla_drafts_constructed_on_cpu_end_with_the_same_objects(mla_patch, tmp_path):
+    """The parent builds exactly what it built; both drafts end with the same per-step backends
+    (types, tensors, the draft's own index buffers), and build one set of them instead of two or three."""
+    out, _ = mla_patch
+    original = _unpack(tmp_path / "original")
+    patched = _unpack(tmp_path / "patched")
+    for rel in MLA_FILES:
+        (patched / rel).write_text((out / "files" / rel).read_text())
+    o, p = _construct_drafts(original, tmp_path), _construct_drafts(patched, tmp_path)
+    assert (o["hooked"], p["hooked"]) == (False, True)
+    assert p["drafts"]["FlashInferMLAMultiStepDraftBackend"] == o["drafts"]["FlashInferMLAMultiStepDraftBackend"]
+    for name, d in o["drafts"].items():
+        assert p["drafts"][name]["ends_with"] == d["ends_with"], name
+        steps = d["ends_with"]["attn_backends"]
+        assert len(steps) == 3 and all(s["tensors"]["kv_indptr"][-1] == f"own:kv_indptr[{i}]" for i, s in enumerate(steps))
+    trt, cute = (o["drafts"][n]["built"] for n in ("TRTLLMMLAMultiStepDraftBackend", "CuteDslMLAMultiStepDraftBackend"))
+    assert trt == {"FlashInferMLAAttnBackend": 6, "TRTLLMMLABackend": 3}
+    assert cute == {"FlashInferMLAAttnBackend": 9, "TRTLLMMLABackend": 6, "CuteDslMLABackend": 3}
+    # Patched: one per-step backend per step (its __init__ chain runs each ancestor's once).
+    assert p["drafts"]["TRTLLMMLAMultiStepDraftBackend"]["built"] == {"FlashInferMLAAttnBackend": 3, "TRTLLMMLABackend": 3}
+    assert p["drafts"]["CuteDslMLAMultiStepDraftBackend"]["built"] == {
+        "FlashInferMLAAttnBackend": 3, "TRTLLMMLABackend": 3, "CuteDslMLABackend": 3}
+    for name, wrappers in (("TRTLLMMLAMultiStepDraftBackend", 6), ("CuteDslMLAMultiStepDraftBackend", 9)):
+        assert o["drafts"][name]["wrappers"]["BatchMLAPagedAttentionWrapper"] == wrappers
+        assert p["drafts"][name]["wrappers"]["BatchMLAPagedAttentionWrapper"] == 3
