@@ -214,12 +214,16 @@ def run_side(args) -> int:
         with open(args.json, "w") as f:
             json.dump({"side": args.side, "errors": [f"import: {short(e)}"]}, f)
         return 1
+    def save():
+        side.out["seconds"] = round(time.time() - t0, 1)
+        with open(args.json, "w") as f:
+            json.dump(side.out, f, indent=1)
+
     side.constructions()
+    save()  # a side stopped by its timeout during the kit keeps its constructions
     if not args.no_kit:
         side.kit()
-    side.out["seconds"] = round(time.time() - t0, 1)
-    with open(args.json, "w") as f:
-        json.dump(side.out, f, indent=1)
+        save()
     return 0
 
 
