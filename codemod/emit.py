@@ -119,7 +119,12 @@ def write_output_folder(out: Path, result: Result, ignored: bool = False) -> lis
 
 def refuse_dirty(root: Path, options: Options, result: Result) -> None:
     """``--write`` refuses files with uncommitted changes (unless ``--force``)."""
-    dirty = [] if options.force else git_dirty(root, [f.rel for f in result.files])
+    refuse_dirty_files(root, [f.rel for f in result.files], options.force)
+
+
+def refuse_dirty_files(root: Path, rels: list[str], force: bool) -> None:
+    """Refuse to overwrite any of ``rels`` (paths under ROOT) that has uncommitted changes, unless ``force``."""
+    dirty = [] if force else git_dirty(root, rels)
     if dirty:
         raise UsageError(f"uncommitted changes in {', '.join(dirty)}; commit them or pass --force")
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import difflib
 import sys
+from pathlib import Path
+from types import SimpleNamespace
 
 from ..console import counted
 from ..errors import EXIT_CHANGES, EXIT_OK, UsageError
@@ -16,17 +18,18 @@ from .plan import Plan, plan
 def run_hook(args) -> int:
     from .. import config
     from ..discover import DEFAULT_PACKAGE, DEFAULT_VERSION, open_tree
+    from ..emit import refuse_dirty_files
     from ..fileio import atomic_write
     from ..lookup import lookup
     from ..scan.sketch import SketchIndex, class_statements
 
     if len(args.classes) != 1:
         raise UsageError("--hook takes one --class")
-    other = [flag for flag, given in (("--parent", args.parent), ("--base", args.base), ("--output", args.output),
+    other = [flag for flag, given in (("--parent", args.parent), ("--base", args.base),
                                       ("--analyse-only", args.analyse_only), ("--emit-tests", args.emit_tests),
                                       ("--test", args.test), ("--trace", args.trace)) if given]
     if other:
-        raise UsageError(f"{other[0]} does not apply to --hook (the parent is the class's first base; the diff goes to stdout)")
+        raise UsageError(f"{other[0]} does not apply to --hook (the parent is the class's first base)")
     if args.write and args.check:
         raise UsageError("--write cannot be combined with --check")
     if args.write and args.sglang is not None:
@@ -45,13 +48,34 @@ def run_hook(args) -> int:
     if args.check:
         print(f"{cls.name}: {counted(len(the_plan.hooks), 'hook')} to add" if changed else f"{cls.name}: nothing to hook")
         return EXIT_CHANGES if changed else EXIT_OK
+    if args.output is not None:
+        write_folder(Path(args.output), changed, diff)
     if args.write:
+        refuse_dirty_files(tree.root, sorted(changed), args.force)
         for rel, (_, new) in sorted(changed.items()):
             atomic_write(tree.root / rel, new.encode())
         print(f"decouple: wrote {counted(len(changed), 'file')}" if changed else "decouple: nothing to write")
         return EXIT_OK
-    sys.stdout.write(diff)
+    if args.output is None:
+        sys.stdout.write(diff)
     return EXIT_OK
+
+
+def write_folder(out: Path, changed: dict, diff: str) -> None:
+    """``--output DIR``: ``patch.diff`` and ``files/<rel>``, the patched files (as a normal run's folder holds them)."""
+    from ..console import display_path
+    from ..emit import clear_outputs, write_outputs
+
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"cannot write to {display_path(out)}: it is a file; give --output a folder")
+    files = [SimpleNamespace(rel=rel, after=new) for rel, (_, new) in sorted(changed.items())]
+    try:
+        clear_outputs(out)
+        write_outputs(out, files, diff)
+    except OSError as exc:
+        raise UsageError(f"cannot write to {display_path(out)}: {exc.strerror or exc}") from None
+    print(f"decouple: wrote {display_path(out / 'patch.diff')}, {display_path(out / 'files')}/" if files
+          else f"decouple: nothing to hook: {display_path(out / 'patch.diff')} is empty", file=sys.stderr)
 
 
 def report(the_plan: Plan, index) -> None:

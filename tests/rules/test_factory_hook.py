@@ -215,7 +215,7 @@ def test_hook_on_a_model_layer(tmp_path):
 def test_hook_usage_errors_are_one_line(tmp_path):
     root = write(tmp_path / "t", files())
     env = {"DECOUPLE_CACHE_DIR": str(tmp_path / "c")}
-    for extra, said in ((["--output", str(tmp_path / "o")], "--output does not apply to --hook"),
+    for extra, said in ((["--base", "X"], "--base does not apply to --hook"),
                         (["--write", "--check"], "--write cannot be combined with --check")):
         code, out, err = run_cli(root, "--class", "LightDraft", "--hook", *extra, env=env)
         assert code == 2 and said in err and "Traceback" not in err and out == ""
@@ -241,3 +241,48 @@ def test_near_miss_a_grandchild_whose_parent_reads_the_object_after_is_left(tmp_
     for name in ("LightDraft", "LighterDraft"):
         assert {k: v for k, v in after[name].items() if k != "built"} == {k: v for k, v in before[name].items() if k != "built"}
     assert after["LighterDraft"]["built"] == {"LightBackend": 6, "Workspace": 6}  # was 3 HeavyBackend more
+
+
+def _git_repo(tree):
+    for cmd in (["init", "-q"], ["add", "."], ["-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "x"]):
+        subprocess.run(["git", *cmd], cwd=tree, check=True)
+    return tree
+
+
+def test_write_refuses_a_file_it_would_change_with_uncommitted_edits(tmp_path):
+    """As a normal --write: the parent's file (where the hook goes) has a local edit, so nothing
+    is written; a local edit to a file the hook does not touch (others.py) is the near miss."""
+    root = _git_repo(write(tmp_path / "t", files()))
+    env = {"DECOUPLE_CACHE_DIR": str(tmp_path / "c")}
+    (root / "pkg" / "others.py").write_text((root / "pkg" / "others.py").read_text() + "# local edit\n")
+    draft = root / "pkg" / "draft.py"
+    draft.write_text(draft.read_text() + "# local edit\n")
+    before = {p.name: p.read_text() for p in (root / "pkg").glob("*.py")}
+    code, _, err = run_cli(root, "--class", "LightDraft", "--hook", "--write", env=env)
+    assert code == 2 and "uncommitted changes in pkg/draft.py" in err and "others.py" not in err, err
+    assert {p.name: p.read_text() for p in (root / "pkg").glob("*.py")} == before
+    code, out, err = run_cli(root, "--class", "LightDraft", "--hook", "--write", "--force", env=env)
+    assert code == 0 and "wrote 2 files" in out, err
+    assert "def _build_backend(self, i, runner):" in draft.read_text() and "# local edit" in draft.read_text()
+
+
+def test_write_with_only_unrelated_edits_writes(tmp_path):
+    root = _git_repo(write(tmp_path / "t", files()))
+    (root / "pkg" / "others.py").write_text((root / "pkg" / "others.py").read_text() + "# local edit\n")
+    code, out, err = run_cli(root, "--class", "LightDraft", "--hook", "--write", env={"DECOUPLE_CACHE_DIR": str(tmp_path / "c")})
+    assert code == 0 and "wrote 2 files" in out, err
+
+
+def test_output_folder_holds_the_patch_and_the_patched_files(tmp_path):
+    root = write(tmp_path / "t", files())
+    before = {p.name: p.read_text() for p in (root / "pkg").glob("*.py")}
+    out = tmp_path / "out"
+    code, stdout, err = run_cli(root, "--class", "LightDraft", "--hook", "--output", out, env={"DECOUPLE_CACHE_DIR": str(tmp_path / "c")})
+    assert code == 0 and stdout == "", err
+    assert {p.name: p.read_text() for p in (root / "pkg").glob("*.py")} == before  # ROOT untouched
+    assert sorted(str(p.relative_to(out / "files")) for p in (out / "files").rglob("*.py")) == ["pkg/child.py", "pkg/draft.py"]
+    # The patch, applied to a copy of ROOT, gives the files of the folder.
+    copy = write(tmp_path / "copy", files())
+    subprocess.run(["git", "apply", str(out / "patch.diff")], cwd=copy, check=True)
+    for rel in ("pkg/child.py", "pkg/draft.py"):
+        assert (copy / rel).read_text() == (out / "files" / rel).read_text()
