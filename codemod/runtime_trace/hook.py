@@ -199,7 +199,7 @@ class _Finder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path, target=None):
         if fullname.rpartition(".")[2] not in self.tracer.stems:
             return None  # the cheap test: no other module is looked at
-        for finder in sys.meta_path:
+        for finder in list(sys.meta_path):  # the audit hook may reorder it meanwhile
             if finder is self or not hasattr(finder, "find_spec"):
                 continue
             spec = finder.find_spec(fullname, path, target)
