@@ -142,6 +142,47 @@ def test_a_member_the_static_analysis_keeps_is_not_listed(tmp_path):
     assert "Every member it read the static analysis keeps too." in (tmp_path / "out" / "report.md").read_text()
 
 
+# anyio's shape: a package that registers a pytest plugin has its modules loaded by pytest's
+# assertion rewriter, a finder put ahead of ours; and its suite runs under blockbuster, which makes
+# os.path.realpath, os.getcwd and the like raise when called inside an event loop.
+REWRITTEN = "import pytest\n\npytest.register_assert_rewrite('shop')\n"
+PATCHED_OS = '''\
+import os
+
+import pytest
+
+
+def _blocking(*args, **kwargs):
+    raise RuntimeError("blocking call")
+
+
+@pytest.fixture(autouse=True)
+def blockbuster(monkeypatch):
+    for name in ("realpath", "abspath", "relpath", "exists"):
+        monkeypatch.setattr(os.path, name, _blocking)
+    monkeypatch.setattr(os, "getcwd", _blocking)
+'''
+
+
+def test_a_package_loaded_by_the_assertion_rewriter_is_traced(tmp_path):
+    tree = project(tmp_path / "p", **{"conftest.py": REWRITTEN})
+    code, _, err = decouple(".", *SELECT, "--trace", PYTEST, "--output", tmp_path / "out", cwd=tree)
+    assert code == 0, err
+    rep = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert [(f["member"], f["file"], f["line"]) for f in rep["classes"][0]["found_at_run_time"]] == [
+        ("region", "tests/test_export.py", 21)]
+
+
+def test_a_suite_that_patches_os_path_is_traced_and_still_passes(tmp_path):
+    tree = project(tmp_path / "p", **{"tests/conftest.py": PATCHED_OS})
+    code, _, err = decouple(".", *SELECT, "--trace", PYTEST, "--output", tmp_path / "out", cwd=tree)
+    assert code == 0, err
+    rep = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert rep["trace"]["exit_status"] == 0, rep["trace"]
+    assert [(f["member"], f["file"], f["line"]) for f in rep["classes"][0]["found_at_run_time"]] == [
+        ("region", "tests/test_export.py", 21)]
+
+
 def test_a_failing_suite_still_counts_and_the_report_says_it_failed(tmp_path):
     tree = project(tmp_path / "p", **{"tests/test_red.py": "def test_red():\n    assert False\n"})
     code, _, err = decouple(".", *SELECT, "--trace", PYTEST, "--output", tmp_path / "out", cwd=tree)

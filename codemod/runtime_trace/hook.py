@@ -9,6 +9,16 @@ read, written or deleted on an instance of C, at which ``file:line`` (the caller
 which test (``PYTEST_CURRENT_TEST``). Each distinct record is appended once per process to
 ``DECOUPLE_TRACE_DIR/<pid>.jsonl``. Then it runs the ``sitecustomize`` it hides, if any.
 
+The finder must stay first on ``sys.meta_path``: pytest puts its assertion rewriter there, and
+that loader runs every module of a package that registers a pytest plugin (an entry point, or
+``pytest.register_assert_rewrite``) itself, so a finder behind it never saw the module run. An
+audit hook on ``import`` puts it back in front before each module is looked up.
+
+Recording touches no function the project can patch: a suite may swap ``os.path.realpath``,
+``os.getcwd`` or file writes for ones that raise inside an event loop (blockbuster, in anyio's
+tests), so records are matched and made relative by string, and written with the ``os.open``
+and ``os.write`` taken here, before the project's code runs.
+
 Only standard-library imports: it runs inside the project's interpreter, before its code.
 """
 
@@ -32,6 +42,7 @@ try:
 except AttributeError:
     _test, _decode = partial(os.environ.get, _TEST_KEY), str
 HOOKS = ("__getattribute__", "__setattr__", "__delattr__")
+_open, _write, _getpid, _realpath = os.open, os.write, os.getpid, os.path.realpath
 
 
 class _Recorder:
@@ -50,55 +61,66 @@ class _Recorder:
             if key in self.seen:
                 return
             self.seen.add(key)
-            if self.pid != os.getpid():  # a forked child writes its own file
-                self.pid = os.getpid()
-                self.file = open(os.path.join(self.folder, f"{self.pid}.jsonl"), "a", buffering=1, encoding="utf-8")
-            self.file.write(json.dumps(record) + "\n")
+            if self.pid != _getpid():  # a forked child writes its own file
+                self.pid = _getpid()
+                self.file = _open(f"{self.folder}/{self.pid}.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            _write(self.file, (json.dumps(record) + "\n").encode("utf-8"))
 
 
 class _Target:
     def __init__(self, spec, root):
         self.cls_name = spec["class"]
         self.qualname = spec["qualname"]
-        self.origin = os.path.realpath(os.path.join(root, spec["file"]))
+        self.origin = _spellings(root, spec["file"])
         self.names = frozenset(spec["names"])
         # The parent's own code: its reads are the static slice's to judge, not evidence.
-        self.skip = [(os.path.realpath(os.path.join(root, f)), a, b) for f, a, b in spec["skip"]]
+        self.skip = [(_spellings(root, f), a, b) for f, a, b in spec["skip"]]
+
+
+def _spellings(root, file):
+    """The ways a code object or a module spec may name ``root/file``: as the path on
+    ``PYTHONPATH`` spells it, and with its links resolved."""
+    joined = os.path.join(root, file)
+    return frozenset({joined, _realpath(joined)})
+
+
+def _is(path, spellings):
+    """Whether ``path`` names the file: by string first; resolving links can meet a patched
+    ``os`` (in an event loop under blockbuster, say), which then counts as no match."""
+    if not path or path in spellings:
+        return bool(path)
+    try:
+        return _realpath(path) in spellings
+    except Exception:  # noqa: BLE001 (whatever the patched function raises)
+        return False
 
 
 class _Tracer:
     def __init__(self, spec):
-        self.root = os.path.realpath(spec["root"])
-        self.targets = [_Target(t, self.root) for t in spec["targets"]]
-        self.stems = {os.path.splitext(os.path.basename(t.origin))[0] for t in self.targets}
-        self.stems |= {os.path.basename(os.path.dirname(t.origin)) for t in self.targets if t.origin.endswith("__init__.py")}
+        self.roots = tuple(r + os.sep for r in sorted({spec["root"], _realpath(spec["root"])}))
+        self.targets = [_Target(t, spec["root"]) for t in spec["targets"]]
+        self.stems = {os.path.splitext(os.path.basename(t["file"]))[0] for t in spec["targets"]}
+        self.stems |= {os.path.basename(os.path.dirname(t["file"])) for t in spec["targets"] if t["file"].endswith("__init__.py")}
         self.recorder = _Recorder(spec["out"])
-        self.files = {}  # co_filename -> its real path
         self.done = weakref.WeakSet()  # the classes wrapped
-
-    def place(self, frame):
-        code = frame.f_code
-        name = self.files.get(code.co_filename)
-        if name is None:
-            real = os.path.realpath(code.co_filename) if not code.co_filename.startswith("<") else code.co_filename
-            name = self.files[code.co_filename] = real
-        return name, frame.f_lineno
 
     def record(self, target, kind, member, frame, test):
         while frame.f_code.co_filename == __file__:  # a hook calling a hook: the caller is further out
             frame = frame.f_back
-        real, line = self.place(frame)
+        name, line = frame.f_code.co_filename, frame.f_lineno
         for f, a, b in target.skip:
-            if real == f and a <= frame.f_code.co_firstlineno <= b:
+            if name in f and a <= frame.f_code.co_firstlineno <= b:
                 return
-        if real.startswith(self.root + os.sep):
-            real = os.path.relpath(real, self.root).replace(os.sep, "/")
+        for root in self.roots:
+            if name.startswith(root):
+                name = name[len(root):].replace(os.sep, "/")
+                break
         test = _decode(test) if isinstance(test, bytes) else test or ""
-        self.recorder.add([target.qualname, kind, member, real, line, test.rsplit(" (", 1)[0]])
+        self.recorder.add([target.qualname, kind, member, name, line, test.rsplit(" (", 1)[0]])
 
     def instrument(self, module):
         for t in self.targets:
-            if os.path.realpath(getattr(module, "__file__", "") or "") != t.origin:
+            if not _is(getattr(module, "__file__", None), t.origin):
                 continue
             cls = module.__dict__.get(t.cls_name)
             if isinstance(cls, type) and cls not in self.done:
@@ -177,13 +199,13 @@ class _Finder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path, target=None):
         if fullname.rpartition(".")[2] not in self.tracer.stems:
             return None  # the cheap test: no other module is looked at
-        for finder in sys.meta_path:
+        for finder in list(sys.meta_path):  # the audit hook may reorder it meanwhile
             if finder is self or not hasattr(finder, "find_spec"):
                 continue
             spec = finder.find_spec(fullname, path, target)
             if spec is not None:
-                if spec.loader is not None and spec.origin and hasattr(spec.loader, "exec_module") and any(
-                        os.path.realpath(spec.origin) == t.origin for t in self.tracer.targets):
+                if spec.loader is not None and hasattr(spec.loader, "exec_module") and any(
+                        _is(spec.origin, t.origin) for t in self.tracer.targets):
                     spec.loader = _Loader(spec.loader, self.tracer)
                 return spec
         return None
@@ -203,7 +225,19 @@ def _install():
     if path:
         with open(path, encoding="utf-8") as f:
             spec = json.load(f)
-        sys.meta_path.insert(0, _Finder(_Tracer(spec)))
+        finder = _Finder(_Tracer(spec))
+        sys.meta_path.insert(0, finder)
+        sys.addaudithook(partial(_keep_first, finder))
+
+
+def _keep_first(finder, event, args):
+    """Before a module is looked up: the finder back in front of any put ahead of it since."""
+    if event == "import":
+        path = sys.meta_path
+        if path and path[0] is not finder:
+            if finder in path:
+                path.remove(finder)
+            path.insert(0, finder)
 
 
 _install()
