@@ -159,12 +159,9 @@ def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str], each_fir
     index = SketchIndex(tree, {**dict.fromkeys(subclasses, False), **dict.fromkeys(named, True)}, the_plan.defined)
     heavy: dict[str, bool] = {}  # the class whose __init__ runs -> whether it does more than bind names
     out = []
-    index.plan_uses([{prel} | {r for n in the_plan.bases_in.get(prel, {}).keys() & named for r in the_plan.subclass_files.get(n, ())}
-                     for prel in parent_files])
     # Parent by parent (a file of them at a time), so that only the modules of one parent
     # and its subclasses are held at once.
     for k, prel in enumerate(parent_files, 1):
-        index.step = k - 1
         mod = index.module(prel)
         parents = {c.name for c in (mod.classes.values() if mod is not None else ()) if c.name in named and _heavy(index, c, heavy)}
         for rel in sorted({r for n in parents for r in the_plan.subclass_files.get(n, ())}):

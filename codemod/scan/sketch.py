@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from functools import cached_property
 
 from ..ast_util import resolve_relative
@@ -40,40 +40,14 @@ class SketchIndex(Index):
         self.weights: dict[str, int] = {}  # class -> estimate.construction_weight
         self.costs: dict[str, dict] = {}  # class -> what its own __init__ does, the parts of that weight
         self._whole: dict[str, ModuleInfo | None] = {}
-        self.uses: dict[str, list[int]] = {}  # file -> the steps of the pass that will ask for it, in order
-        self.step = 0
-
-    def plan_uses(self, steps: list[set[str]]) -> None:
-        """The files each step of the pass will ask for (``step`` says which step runs): a module
-        is let go when no step will ask for it again before the others held, not merely when it is
-        the least recently used (which parsed a subclass file of several parents once for each)."""
-        for k, files in enumerate(steps):
-            for rel in files:
-                self.uses.setdefault(rel, []).append(k)
 
     def module(self, rel: str):
         mod = super().module(rel)
         self._recent.pop(rel, None)
         self._recent[rel] = None
         if len(self._recent) > _HELD:
-            self.drop(self._victim(rel))
+            self.drop(next(iter(self._recent)))
         return mod
-
-    def _victim(self, keep: str) -> str:
-        """The module held that the pass will ask for last (never, first), the least recently used
-        among equals; not ``keep``, the one just asked for."""
-        best, best_next = None, -1
-        for rel in self._recent:
-            if rel == keep:
-                continue
-            steps = self.uses.get(rel, ())
-            i = bisect_left(steps, self.step)
-            nxt = steps[i] if i < len(steps) else float("inf")
-            if nxt > best_next:
-                best, best_next = rel, nxt
-                if nxt == float("inf"):
-                    break  # the least recently used of those never asked for again
-        return best
 
     def want(self, name: str, besides: str) -> bool:
         """Sketch the class ``name`` too (a class the parent builds), from the next time its
