@@ -39,6 +39,8 @@ class SketchIndex(Index):
         self._sketches: dict[str, str] = {}
         self.weights: dict[str, int] = {}  # class -> estimate.construction_weight
         self.costs: dict[str, dict] = {}  # class -> what its own __init__ does, the parts of that weight
+        self.parent_facts: dict[tuple, object] = {}  # a parent's chain -> estimate._Facts
+        self.paid: dict[tuple, object] = {}  # a parent's chain, what a subclass needs and binds -> estimate._paid
         self._whole: dict[str, ModuleInfo | None] = {}
 
     def module(self, rel: str):
