@@ -84,7 +84,9 @@ class SketchIndex(Index):
         return "".join(cls.module.text.splitlines(keepends=True)[first:end])
 
     def _parse(self, rel: str):
-        text = self.tree.text(rel)
+        # ``peek``, not ``text``: the tree would keep the text of every file sketched for the rest
+        # of the process (the scan's workers go on to the full analyses); the module keeps it while held.
+        text = self.tree.peek(rel)
         if rel not in self._sketches and text is not None:
             self._sketches[rel] = _sketch(text, self.wanted, self.spans.setdefault(rel, {}))
         sketched = self._sketches.get(rel)
