@@ -212,3 +212,90 @@ def test_a_buffers_stated_size_is_an_allocation_not_a_call(tmp_path, env):
     assert code == 0, err
     why = (tmp_path / "out" / "report.md").read_text().split("## Why")[1].split("##")[0]
     assert "2 allocations no longer made, at least 1 MiB" in why and "other call" not in why
+
+
+def test_subclasses_of_one_parent_each_get_what_they_need(tmp_path, env):
+    """The parent's side of an estimate is worked out once per chain and per what a subclass
+    needs and binds: subclasses alike share it, and one that needs more, or binds another
+    literal, gets its own."""
+    pkg = tmp_path / "tree" / "pkg"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "base.py").write_text(
+        "class Base:\n"
+        "    def __init__(self, fast=False):\n"
+        "        self.cache = bytearray(1 << 20)\n"
+        "        if not fast:\n"
+        "            self.table = []\n"
+        "            for _ in range(8):\n"
+        "                self.table.append(bytearray(64))\n"
+        "        self.log = []\n"
+        "\n"
+        "    def note(self, x):\n"
+        "        self.log.append(x)\n")
+    (pkg / "subs.py").write_text(
+        "from .base import Base\n"
+        "\n"
+        "\n"
+        "class A(Base):\n"
+        "    def run(self):\n"
+        "        return 1\n"
+        "\n"
+        "\n"
+        "class B(Base):\n"
+        "    def run(self):\n"
+        "        return 2\n"
+        "\n"
+        "\n"
+        "class Noting(Base):\n"
+        "    def run(self, x):\n"
+        "        self.note(x)\n"
+        "\n"
+        "\n"
+        "class Fast(Base):\n"
+        "    def __init__(self):\n"
+        "        super().__init__(fast=True)\n"
+        "\n"
+        "    def run(self):\n"
+        "        return 3\n")
+    code, out, err = scan("--format", "json", "--top", "4", env=env, root=tmp_path / "tree")
+    assert code == 0, err
+    got = {r["class"]: r for r in json.loads(out)}
+    estimate = ("estimated_skipped", "init_statements", "needs", "allocations", "constructions", "loops", "calls", "score")
+    assert (got["A"]["estimated_skipped"], got["A"]["init_statements"], got["A"]["needs"]) == (4, 4, [])
+    assert [got["A"][k] for k in estimate] == [got["B"][k] for k in estimate]
+    # Noting needs note(), and note() needs log: the statement that binds log stays.
+    assert (got["Noting"]["estimated_skipped"], got["Noting"]["needs"]) == (3, ["log", "note"])
+    # Fast binds fast=True: the loop under `if not fast` is dead, not work it skips.
+    assert (got["Fast"]["loops"], got["Fast"]["estimated_skipped"]) == (0, 2) and got["A"]["loops"] == 1
+
+
+def test_the_progress_line_on_a_terminal(env):
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "codemod", "scan", str(TREE)], stdin=slave, stdout=subprocess.DEVNULL,
+                            stderr=slave, env={**os.environ, "PYTHONPATH": str(REPO), **env})
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the terminal's other side closed: the run is over
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    assert proc.wait(timeout=120) == 0
+    text = seen.decode()
+    assert "] 0/2 candidates: analysing FastBackend\x1b[K" in text
+    assert "] 1/2 candidates: analysed; analysing LightChild\x1b[K" in text
+    # The line is cleared before each verdict is said; the workers' own lines stay off.
+    assert "\r\x1b[Kdecouple scan: [1/2] FastBackend: decouple" in text
+    assert " files: " not in text

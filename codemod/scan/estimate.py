@@ -147,10 +147,11 @@ def estimate_tree(tree: Tree) -> list[Estimate]:
     return rank(estimate_files(tree, the_plan, the_plan.parent_files))
 
 
-def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str], each_first_base=None) -> list[Estimate]:
+def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str], each_first_base=None, done=None) -> list[Estimate]:
     """The pairs whose parent is defined in one of ``parent_files``, in no particular order;
     ``each_first_base(index, cls, parent)``, when given, is called on each such pair where the
-    parent is the class's first base, after its estimate (``replaced.find``, DC408)."""
+    parent is the class's first base, after its estimate (``replaced.find``, DC408); ``done()``,
+    when given, after each parent file (the progress line)."""
     frozen = gc.get_freeze_count() == 0  # a worker froze what it inherited already
     if frozen:
         gc.freeze()
@@ -180,6 +181,8 @@ def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str], each_fir
         # little else is alive (the rest is frozen out of its way).
         if k % _COLLECT_EVERY == 0:
             gc.collect()
+        if done is not None:
+            done()
     for rel in list(index._modules):
         index.drop(rel)
     gc.collect()
