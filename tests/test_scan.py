@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from conftest import FIXTURES, copy_tree, run_cli
+from conftest import FIXTURES, copy_tree, on_a_terminal, run_cli, write_files
 
 TREE = FIXTURES / "scan" / "backends"
 
@@ -218,10 +218,7 @@ def test_subclasses_of_one_parent_each_get_what_they_need(tmp_path, env):
     """The parent's side of an estimate is worked out once per chain and per what a subclass
     needs and binds: subclasses alike share it, and one that needs more, or binds another
     literal, gets its own."""
-    pkg = tmp_path / "tree" / "pkg"
-    pkg.mkdir(parents=True)
-    (pkg / "__init__.py").write_text("")
-    (pkg / "base.py").write_text(
+    write_files(tmp_path / "tree", {"pkg/__init__.py": "", "pkg/base.py": (
         "class Base:\n"
         "    def __init__(self, fast=False):\n"
         "        self.cache = bytearray(1 << 20)\n"
@@ -232,8 +229,7 @@ def test_subclasses_of_one_parent_each_get_what_they_need(tmp_path, env):
         "        self.log = []\n"
         "\n"
         "    def note(self, x):\n"
-        "        self.log.append(x)\n")
-    (pkg / "subs.py").write_text(
+        "        self.log.append(x)\n"), "pkg/subs.py": (
         "from .base import Base\n"
         "\n"
         "\n"
@@ -257,7 +253,7 @@ def test_subclasses_of_one_parent_each_get_what_they_need(tmp_path, env):
         "        super().__init__(fast=True)\n"
         "\n"
         "    def run(self):\n"
-        "        return 3\n")
+        "        return 3\n")})
     code, out, err = scan("--format", "json", "--top", "4", env=env, root=tmp_path / "tree")
     assert code == 0, err
     got = {r["class"]: r for r in json.loads(out)}
@@ -272,28 +268,13 @@ def test_subclasses_of_one_parent_each_get_what_they_need(tmp_path, env):
 
 def test_the_progress_line_on_a_terminal(env):
     import os
-    import pty
-    import subprocess
     import sys
 
     from conftest import REPO
 
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "codemod", "scan", str(TREE)], stdin=slave, stdout=subprocess.DEVNULL,
-                            stderr=slave, env={**os.environ, "PYTHONPATH": str(REPO), **env})
-    os.close(slave)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:  # the terminal's other side closed: the run is over
-            break
-        if not chunk:
-            break
-        seen += chunk
-    os.close(master)
-    assert proc.wait(timeout=120) == 0
-    text = seen.decode()
+    code, text = on_a_terminal([sys.executable, "-m", "codemod", "scan", str(TREE)],
+                               env={**os.environ, "PYTHONPATH": str(REPO), **env})
+    assert code == 0
     assert "] 0/2 candidates: analysing FastBackend\x1b[K" in text
     assert "] 1/2 candidates: analysed; analysing LightChild\x1b[K" in text
     # The line is cleared before each verdict is said; the workers' own lines stay off.
