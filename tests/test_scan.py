@@ -280,3 +280,16 @@ def test_the_progress_line_on_a_terminal(env):
     # The line is cleared before each verdict is said; the workers' own lines stay off.
     assert "\r\x1b[Kdecouple scan: [1/2] FastBackend: decouple" in text
     assert " files: " not in text
+
+
+def test_the_parent_files_are_dealt_in_runs_of_neighbours():
+    from codemod.scan.report import DEAL, dealt
+
+    files = [f"f{k:04}" for k in range(16 * DEAL + 5)]
+    shares = [dealt(files, i, 2) for i in range(2)]
+    assert sorted(shares[0] + shares[1]) == files and not set(shares[0]) & set(shares[1])
+    assert shares[0][:DEAL] == files[:DEAL] and shares[1][:DEAL] == files[DEAL:2 * DEAL]
+    assert dealt(files, 0, 1) == files
+    # A small tree: shorter runs, each worker still gets about half.
+    few = files[:40]
+    assert [len(dealt(few, i, 2)) for i in range(2)] == [20, 20] and dealt(few, 0, 2)[:3] == few[:2] + few[4:5]

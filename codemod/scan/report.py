@@ -163,7 +163,19 @@ def _estimate_part(spec: tuple[int, bool]) -> tuple[list[Estimate], list]:
     tree, the_plan, counter = _WORK[0], _WORK[1], _WORK[4]
     if i == 0:
         at(tree.test_hook, "scan-pool-worker", in_worker=True)
-    return _estimate_in(tree, the_plan, the_plan.parent_files[i::WORKERS], replaced, counter.add)
+    return _estimate_in(tree, the_plan, dealt(the_plan.parent_files, i), replaced, counter.add)
+
+
+DEAL = 32  # parent files dealt to a worker at a time
+
+
+def dealt(files: list[str], i: int, workers: int = WORKERS) -> list[str]:
+    """Worker ``i``'s share of the parent files: runs of DEAL neighbours (one package's files,
+    which share subclass files: parsed once in one worker, not once in each), dealt in turn, so
+    that every worker gets some of each part of the tree; shorter runs in a small tree, so that
+    each worker still gets about its share (at least 8 runs each)."""
+    run = max(1, min(DEAL, len(files) // (workers * 8)))
+    return [rel for k in range(i * run, len(files), workers * run) for rel in files[k:k + run]]
 
 
 def _estimate_in(tree: Tree, the_plan: Plan, files: list[str], replaced: bool, done) -> tuple[list[Estimate], list]:
