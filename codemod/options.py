@@ -50,6 +50,7 @@ class Options:
     trace: str | None = None  # --trace CMD: the project's tests, traced, add the reads they make (DC120)
     issue: str | None = None  # --issue URL: the issue report.md links (not part of the cached result)
     returned: bool = False  # the Python API: the caller receives the patch and the report (codemod/api.py)
+    progress: bool = True  # the progress line on a terminal (off in the scan's workers: the scan has its own)
 
     @classmethod
     def from_args(cls, args) -> "Options":

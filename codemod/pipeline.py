@@ -95,29 +95,32 @@ def given_parent(index: Index, cls: ClassInfo, parent: ClassInfo | None, markers
 class Progress:
     """A one-line progress bar on stderr, only on a terminal and only once a run passes a second."""
 
-    def __init__(self):
+    def __init__(self, unit: str = "files"):
         self.start = time.monotonic()
         self.shown = False
         self.on = sys.stderr.isatty()
+        self.unit = unit  # what ``done`` and ``total`` count
 
     def __call__(self, done: int, total: int, what: str):
         if not self.on or time.monotonic() - self.start < 1.0:
             return
         width = 30
         filled = width * done // max(total, 1)
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} files: {what}\033[K")
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {self.unit}: {what}\033[K")
         sys.stderr.flush()
         self.shown = True
 
     def close(self):
+        """Clear the line (before anything else is said on stderr); a later call shows it again."""
         if self.shown:
             sys.stderr.write("\r\033[K")
             sys.stderr.flush()
+            self.shown = False
 
 
 def analyse_all(index: Index, classes: tuple[str, ...], parent: str | None, base: str | None,
                 all_uses: bool = False, markers: bool = True, while_waiting=None,
-                knowledge: Knowledge | None = None, runtime: dict | None = None) -> list[ClassAnalysis]:
+                knowledge: Knowledge | None = None, runtime: dict | None = None, progress: bool = True) -> list[ClassAnalysis]:
     """The analysis of every selected class (half of the scans in a worker process).
 
     ``while_waiting``: called with this process's own analyses when they are done and the
@@ -125,7 +128,9 @@ def analyse_all(index: Index, classes: tuple[str, ...], parent: str | None, base
     from .analyse import Analyzer
     from .scan_worker import scan_in_worker
 
+    shown = progress
     progress = Progress()
+    progress.on = progress.on and shown
     analyzer = Analyzer(index, progress, all_uses, knowledge, runtime=runtime)
     try:
         pairs = select(index, classes, parent, markers)
@@ -265,7 +270,8 @@ def compute(tree: Tree, options: Options) -> Result:
 
     runtime = traced(index, options) if options.trace else None
     analyses = analyse_all(index, options.classes, options.parent, options.base, options.all_uses, options.markers,
-                           while_waiting=parse_ahead, knowledge=options.knowledge, runtime=runtime and runtime.accesses)
+                           while_waiting=parse_ahead, knowledge=options.knowledge, runtime=runtime and runtime.accesses,
+                           progress=options.progress)
     first = analyses
     second = _second_pass(index, options, analyses, limits, runtime and runtime.accesses)
     analyses = [second[id(a)][0] if id(a) in second else a for a in analyses]

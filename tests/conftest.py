@@ -47,6 +47,27 @@ def write_files(root: Path, files: dict[str, str]) -> Path:
     return Path(root)
 
 
+def on_a_terminal(cmd: list, **popen) -> tuple[int, str]:
+    """Run ``cmd`` with its stdin and stderr on a pseudo-terminal (stdout discarded):
+    (its exit code, all it wrote there)."""
+    import pty
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(cmd, stdin=slave, stdout=subprocess.DEVNULL, stderr=slave, **popen)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the terminal's other side closed: the run is over
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    return proc.wait(timeout=120), seen.decode()
+
+
 def copy_tree(src: Path, dest: Path) -> Path:
     shutil.copytree(src, dest, symlinks=True)
     return dest

@@ -6,7 +6,6 @@ runs' outcomes is tested directly on ``gate.judge``.
 """
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -14,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import tree_hashes, write_files
+from conftest import on_a_terminal, tree_hashes, write_files
 from test_cli_newuser import ENGINE, LIGHT, SCRIPT, SELECT, decouple
 
 from codemod.errors import UsageError
@@ -273,25 +272,9 @@ def test_junit_outcomes(tmp_path):
 
 
 def test_progress_line_on_a_terminal(tmp_path):
-    import pty
-
     tree = project(tmp_path / "p", kind="")
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([str(SCRIPT), ".", *SELECT, "--test", "sleep 2", "--check"], cwd=tree,
-                            stdin=slave, stdout=subprocess.DEVNULL, stderr=slave)
-    os.close(slave)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:  # the terminal's other side closed: the run is over
-            break
-        if not chunk:
-            break
-        seen += chunk
-    os.close(master)
-    assert proc.wait(timeout=60) == 1
-    text = seen.decode()
+    code, text = on_a_terminal([str(SCRIPT), ".", *SELECT, "--test", "sleep 2", "--check"], cwd=tree)
+    assert code == 1
     for what in ("before the patch (1 of 2)", "before the patch (2 of 2)", "on the patched copy"):
         assert f"\rrunning the tests {what}: " in text
     # The line is cleared before anything else is said.

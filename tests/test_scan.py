@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from conftest import FIXTURES, copy_tree, run_cli
+from conftest import FIXTURES, copy_tree, on_a_terminal, run_cli, write_files
 
 TREE = FIXTURES / "scan" / "backends"
 
@@ -212,3 +212,84 @@ def test_a_buffers_stated_size_is_an_allocation_not_a_call(tmp_path, env):
     assert code == 0, err
     why = (tmp_path / "out" / "report.md").read_text().split("## Why")[1].split("##")[0]
     assert "2 allocations no longer made, at least 1 MiB" in why and "other call" not in why
+
+
+def test_subclasses_of_one_parent_each_get_what_they_need(tmp_path, env):
+    """The parent's side of an estimate is worked out once per chain and per what a subclass
+    needs and binds: subclasses alike share it, and one that needs more, or binds another
+    literal, gets its own."""
+    write_files(tmp_path / "tree", {"pkg/__init__.py": "", "pkg/base.py": (
+        "class Base:\n"
+        "    def __init__(self, fast=False):\n"
+        "        self.cache = bytearray(1 << 20)\n"
+        "        if not fast:\n"
+        "            self.table = []\n"
+        "            for _ in range(8):\n"
+        "                self.table.append(bytearray(64))\n"
+        "        self.log = []\n"
+        "\n"
+        "    def note(self, x):\n"
+        "        self.log.append(x)\n"), "pkg/subs.py": (
+        "from .base import Base\n"
+        "\n"
+        "\n"
+        "class A(Base):\n"
+        "    def run(self):\n"
+        "        return 1\n"
+        "\n"
+        "\n"
+        "class B(Base):\n"
+        "    def run(self):\n"
+        "        return 2\n"
+        "\n"
+        "\n"
+        "class Noting(Base):\n"
+        "    def run(self, x):\n"
+        "        self.note(x)\n"
+        "\n"
+        "\n"
+        "class Fast(Base):\n"
+        "    def __init__(self):\n"
+        "        super().__init__(fast=True)\n"
+        "\n"
+        "    def run(self):\n"
+        "        return 3\n")})
+    code, out, err = scan("--format", "json", "--top", "4", env=env, root=tmp_path / "tree")
+    assert code == 0, err
+    got = {r["class"]: r for r in json.loads(out)}
+    estimate = ("estimated_skipped", "init_statements", "needs", "allocations", "constructions", "loops", "calls", "score")
+    assert (got["A"]["estimated_skipped"], got["A"]["init_statements"], got["A"]["needs"]) == (4, 4, [])
+    assert [got["A"][k] for k in estimate] == [got["B"][k] for k in estimate]
+    # Noting needs note(), and note() needs log: the statement that binds log stays.
+    assert (got["Noting"]["estimated_skipped"], got["Noting"]["needs"]) == (3, ["log", "note"])
+    # Fast binds fast=True: the loop under `if not fast` is dead, not work it skips.
+    assert (got["Fast"]["loops"], got["Fast"]["estimated_skipped"]) == (0, 2) and got["A"]["loops"] == 1
+
+
+def test_the_progress_line_on_a_terminal(env):
+    import os
+    import sys
+
+    from conftest import REPO
+
+    code, text = on_a_terminal([sys.executable, "-m", "codemod", "scan", str(TREE)],
+                               env={**os.environ, "PYTHONPATH": str(REPO), **env})
+    assert code == 0
+    assert "] 0/2 candidates: analysing FastBackend\x1b[K" in text
+    assert "] 1/2 candidates: analysed; analysing LightChild\x1b[K" in text
+    # The line is cleared before each verdict is said; the workers' own lines stay off.
+    assert "\r\x1b[Kdecouple scan: [1/2] FastBackend: decouple" in text
+    assert " files: " not in text
+
+
+def test_the_parent_files_are_dealt_in_runs_of_neighbours():
+    from codemod.scan.report import DEAL, dealt
+
+    files = [f"f{k:04}" for k in range(16 * DEAL + 5)]
+    shares = [dealt(files, i, 2) for i in range(2)]
+    assert sorted(shares[0] + shares[1]) == files and not set(shares[0]) & set(shares[1])
+    assert shares[0][:DEAL] == files[:DEAL] and shares[1][:DEAL] == files[DEAL:2 * DEAL]
+    assert dealt(files, 0, 1) == files
+    # A small tree: shorter runs, each worker still gets about half.
+    few = files[:40]
+    assert [len(dealt(few, i, 2)) for i in range(2)] == [20, 20] and dealt(few, 0, 2)[:3] == few[:2] + few[4:5]

@@ -147,10 +147,11 @@ def estimate_tree(tree: Tree) -> list[Estimate]:
     return rank(estimate_files(tree, the_plan, the_plan.parent_files))
 
 
-def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str], each_first_base=None) -> list[Estimate]:
+def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str], each_first_base=None, done=None) -> list[Estimate]:
     """The pairs whose parent is defined in one of ``parent_files``, in no particular order;
     ``each_first_base(index, cls, parent)``, when given, is called on each such pair where the
-    parent is the class's first base, after its estimate (``replaced.find``, DC408)."""
+    parent is the class's first base, after its estimate (``replaced.find``, DC408); ``done()``,
+    when given, after each parent file (the progress line)."""
     frozen = gc.get_freeze_count() == 0  # a worker froze what it inherited already
     if frozen:
         gc.freeze()
@@ -180,6 +181,8 @@ def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str], each_fir
         # little else is alive (the rest is frozen out of its way).
         if k % _COLLECT_EVERY == 0:
             gc.collect()
+        if done is not None:
+            done()
     for rel in list(index._modules):
         index.drop(rel)
     gc.collect()
@@ -240,28 +243,76 @@ def estimate(index: "SketchIndex", cls: ClassInfo, parent: ClassInfo | None, fir
             return None
     elif generates_init(cls):
         return None
-    members = {n: (m, c) for c in reversed(chain) for n, m in c.members.items() if n != "__init__"}
-    needs = _needs(index, cls, members) - _assigned_after(own_init, super_stmt)
+    facts = _facts(index, chain)
+    needs = _needs(index, cls, facts) - _assigned_after(own_init, super_stmt)
     sn = first_param(init) or "self"
     consts = _bind_consts(init, call) if call is not None and owner is parent else {}
     fusions = fuse_loops.find(SimpleNamespace(cls=cls, super_init_stmt=super_stmt), init, sn) \
         if super_stmt is not None and owner is parent else []
+    paid = _paid(index, chain, needs, consts, fusions, sn)
+    if paid is None:
+        return None
+    e = Estimate(cls.cli_name, parent.cli_name, owner.cli_name, cls.file, cls.line, paid.skipped, paid.init_statements,
+                 needs=sorted(needs), first_base=first, base=(owner.bases[0] if owner.bases else "builtins.object")
+                 if owner is not parent else None)
+    e.copied_lines = sum(facts.lines[n] for n in needs)
+    e.interface_lines = sum(facts.lines[n] for n in _interface(cls, index, facts) - needs)
+    e.method_lines = facts.method_lines
+    e.constructions, e.allocations = [dict(c) for c in paid.constructions], [dict(a) for a in paid.allocations]
+    e.loops, e.calls, e.writes = paid.loops, paid.calls, paid.writes
+    return e
+
+
+@dataclass
+class _Facts:
+    """What the estimate reads of a parent's members (its chain up to the ``__init__`` that
+    runs), for every subclass alike: worked out once per chain, not once per subclass. Names
+    and numbers only: no node, which would keep the parent's module alive once the index drops it."""
+
+    kinds: dict[str, str]  # member -> its kind
+    lines: dict[str, int]  # member -> its lines, for a method or property (else 0)
+    named: dict[str, frozenset[str]]  # a method or property -> the attributes it names on self or super()
+    method_lines: int
+
+
+def _facts(index: "SketchIndex", chain: list[ClassInfo]) -> _Facts:
+    key = tuple(c.cli_name for c in chain)
+    if key not in index.parent_facts:
+        members = {n: m for c in reversed(chain) for n, m in c.members.items() if n != "__init__"}
+        named = {}
+        for n, m in members.items():
+            if m.node is not None and m.kind in ("method", "property"):
+                named[n] = frozenset(a.attr for a in walk(m.node) if isinstance(a, ast.Attribute) and (
+                    (isinstance(a.value, ast.Name) and a.value.id == "self") or is_super_call(a.value)))
+        lines = {n: _lines(m) for n, m in members.items()}
+        index.parent_facts[key] = _Facts({n: m.kind for n, m in members.items()}, lines, named, sum(lines.values()))
+    return index.parent_facts[key]
+
+
+def _paid(index: "SketchIndex", chain: list[ClassInfo], needs: set[str], consts: dict, fusions: list, sn: str) -> Estimate | None:
+    """What the ``__init__`` that runs costs a subclass that needs ``needs`` of it (the parent's
+    side of an estimate, as an Estimate of no class), None when it skips nothing. Subclasses alike
+    in what they need and bind share one slice: worked out once, not once per subclass."""
+    owner = chain[-1]
+    # A literal's type is part of the key: True, 1 and 1.0 are one key of a dict, not one value to a test.
+    key = (tuple(c.cli_name for c in chain), frozenset(needs), sn,
+           tuple(sorted((n, type(v).__name__, repr(v)) for n, v in consts.items())),
+           tuple((pos(f.parent_loop), f.attr) for f in fusions))
+    if key in index.paid:
+        return index.paid[key]
+    init = owner.methods["__init__"]
     res = Slicer(init, sn, consts=consts, foreign_classes={c.name for c in chain}, keep_super=True,
                  skip={pos(f.parent_loop) for f in fusions}).run(set(needs))
     skipped = res.total - res.kept_count
-    if skipped <= 0:
-        return None
-    e = Estimate(cls.cli_name, parent.cli_name, owner.cli_name, cls.file, cls.line, skipped, res.total,
-                 needs=sorted(needs), first_base=first, base=(owner.bases[0] if owner.bases else "builtins.object")
-                 if owner is not parent else None)
-    e.copied_lines = sum(_lines(members[n][0]) for n in needs)
-    e.interface_lines = sum(_lines(members[n][0]) for n in _interface(cls, index, members) - needs)
-    e.method_lines = sum(_lines(m) for m, _ in members.values())
-    _classify(index, owner, res, e, _in_loops(init))
-    for f in fusions:
-        e.loops += 1
-        _constructed(index, owner, f.parent_loop.body[0], e, f"for each element of self.{f.attr}", REPEATED)
-    e.loops += sum(1 for n in walk(init) if isinstance(n, _LOOPS) and pos(n) not in res.kept and pos(n) not in res.dead)
+    e = None
+    if skipped > 0:
+        e = Estimate("", "", owner.cli_name, owner.file, owner.line, skipped, res.total)
+        _classify(index, owner, res, e, _in_loops(init))
+        for f in fusions:
+            e.loops += 1
+            _constructed(index, owner, f.parent_loop.body[0], e, f"for each element of self.{f.attr}", REPEATED)
+        e.loops += sum(1 for n in walk(init) if isinstance(n, _LOOPS) and pos(n) not in res.kept and pos(n) not in res.dead)
+    index.paid[key] = e
     return e
 
 
@@ -271,11 +322,11 @@ def _lines(m) -> int:
     return (m.node.end_lineno or m.node.lineno) - m.node.lineno + 1
 
 
-def _interface(cls: ClassInfo, index: "SketchIndex", members: dict) -> set[str]:
+def _interface(cls: ClassInfo, index: "SketchIndex", facts: _Facts) -> set[str]:
     """The parent's public methods the class inherits as they are: code elsewhere may call them
     on an instance (what the full analysis searches the tree for), so a patch would copy them."""
     own = set(re.findall(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", index.class_text(cls), re.M))
-    return {n for n, (m, _) in members.items() if m.kind in ("method", "property") and not n.startswith("_") and n not in own}
+    return {n for n, kind in facts.kinds.items() if kind in ("method", "property") and not n.startswith("_") and n not in own}
 
 
 def _assigned_after(init: ast.FunctionDef | None, super_stmt) -> set[str]:
@@ -352,7 +403,7 @@ _SELF_NAME = re.compile(r"\bself\.(\w+)")
 _SUPER_NAME = re.compile(r"\bsuper\(\s*(?:\w+\s*,\s*self\s*)?\)\.(\w+)")
 
 
-def _needs(index: SketchIndex, cls: ClassInfo, members: dict) -> set[str]:
+def _needs(index: SketchIndex, cls: ClassInfo, facts: _Facts) -> set[str]:
     """The parent's members the class's own code names on ``self`` (that it does not define
     itself) or through ``super()``, and what the parent's methods among them name in turn.
 
@@ -362,16 +413,11 @@ def _needs(index: SketchIndex, cls: ClassInfo, members: dict) -> set[str]:
     own = set(re.findall(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", text, re.M))
     wanted = {n for n in _SELF_NAME.findall(text) if n not in own} | set(_SUPER_NAME.findall(text))
     out: set[str] = set()
-    todo = sorted(n for n in wanted if n in members)
+    todo = sorted(n for n in wanted if n in facts.kinds)
     while todo:
         name = todo.pop()
         if name in out:
             continue
         out.add(name)
-        m = members[name][0]
-        if m.node is not None and m.kind in ("method", "property"):
-            for n in walk(m.node):
-                if isinstance(n, ast.Attribute) and n.attr in members and n.attr not in out and (
-                        (isinstance(n.value, ast.Name) and n.value.id == "self") or is_super_call(n.value)):
-                    todo.append(n.attr)
+        todo.extend(n for n in facts.named.get(name, ()) if n in facts.kinds and n not in out)
     return out

@@ -23,6 +23,7 @@ from ..errors import EXIT_CHANGES, EXIT_OK, DecoupleError, UsageError
 from ..interrupt import TICK, at, forking, ignoring_ctrl_c, in_child, wait_for
 from ..model import ReadLog
 from ..options import Options
+from ..pipeline import Progress
 from .estimate import Estimate, Plan, estimate_files, plan, rank
 from .replaced import find as replaced_find
 from .replaced import rank as replaced_rank
@@ -74,8 +75,9 @@ class Judges:
 
     def __init__(self, tree: Tree, the_plan: Plan, file: dict, use_cache: bool):
         global _WORK
-        _WORK = (tree, the_plan, file, use_cache)
+        _WORK = (tree, the_plan, file, use_cache, _Counter())
         self.pool = None
+        self.progress = Progress("parent files")
 
     def start(self) -> None:
         """Fork the workers, inside the ``try`` whose ``finally`` calls ``close``: a Ctrl-C as
@@ -92,13 +94,19 @@ class Judges:
     def estimate(self, replaced: bool = False) -> tuple[list[Estimate], list]:
         """The first pass, its parent files dealt out to the workers; with ``replaced``, the
         classes that throw away what their parent built too (``replaced.find``), else none."""
-        tree, the_plan = _WORK[:2]
+        tree, the_plan, counter = _WORK[0], _WORK[1], _WORK[4]
+        total = len(the_plan.parent_files)
+
+        def show() -> None:
+            self.progress(counter.value, total, "their classes and subclasses sketched")
+
         if self.pool is None:
-            parts = [_estimate_in(tree, the_plan, the_plan.parent_files, replaced)]
+            parts = [_estimate_in(tree, the_plan, the_plan.parent_files, replaced, show)]
         else:
             waiting = self.pool.map_async(_estimate_part, [(i, replaced) for i in range(WORKERS)])
-            wait_for(lambda tick: waiting.wait(tick) or waiting.ready())
+            wait_for(lambda tick: show() or waiting.wait(tick) or waiting.ready())
             parts = waiting.get()
+        self.progress.close()
         return rank([e for part, _ in parts for e in part]), replaced_rank([f for _, part in parts for f in part])
 
     def judge(self, estimates: list[Estimate], say) -> list[Row]:
@@ -108,9 +116,17 @@ class Judges:
         else:
             found = map(_judge_one, jobs)
         rows = []
+        progress = Progress("candidates")
+        progress.start -= 1.0  # each candidate takes seconds: the line shows from the first
+        if estimates:
+            progress(0, len(estimates), f"analysing {_short(estimates[0].cls)}")
         for i, (e, verdict) in enumerate(zip(estimates, found), 1):
             rows.append(Row(e, *verdict))
+            progress.close()  # cleared before the line that says the verdict
             say(f"[{i}/{len(estimates)}] {_short(e.cls)}: {verdict[0]}")
+            if i < len(estimates):
+                progress(i, len(estimates), f"analysed; analysing {_short(estimates[i].cls)}")
+        progress.close()
         return rows
 
     def close(self) -> None:
@@ -144,13 +160,25 @@ def _start_worker() -> None:  # pragma: no cover - the child
 
 def _estimate_part(spec: tuple[int, bool]) -> tuple[list[Estimate], list]:
     i, replaced = spec
-    tree, the_plan = _WORK[:2]
+    tree, the_plan, counter = _WORK[0], _WORK[1], _WORK[4]
     if i == 0:
         at(tree.test_hook, "scan-pool-worker", in_worker=True)
-    return _estimate_in(tree, the_plan, the_plan.parent_files[i::WORKERS], replaced)
+    return _estimate_in(tree, the_plan, dealt(the_plan.parent_files, i), replaced, counter.add)
 
 
-def _estimate_in(tree: Tree, the_plan: Plan, files: list[str], replaced: bool) -> tuple[list[Estimate], list]:
+DEAL = 32  # parent files dealt to a worker at a time
+
+
+def dealt(files: list[str], i: int, workers: int = WORKERS) -> list[str]:
+    """Worker ``i``'s share of the parent files: runs of DEAL neighbours (one package's files,
+    which share subclass files: parsed once in one worker, not once in each), dealt in turn, so
+    that every worker gets some of each part of the tree; shorter runs in a small tree, so that
+    each worker still gets about its share (at least 8 runs each)."""
+    run = max(1, min(DEAL, len(files) // (workers * 8)))
+    return [rel for k in range(i * run, len(files), workers * run) for rel in files[k:k + run]]
+
+
+def _estimate_in(tree: Tree, the_plan: Plan, files: list[str], replaced: bool, done) -> tuple[list[Estimate], list]:
     found: list = []
 
     def each_first_base(index, cls, parent) -> None:
@@ -158,11 +186,33 @@ def _estimate_in(tree: Tree, the_plan: Plan, files: list[str], replaced: bool) -
         if f is not None:
             found.append(f)
 
-    return estimate_files(tree, the_plan, files, each_first_base if replaced else None), found
+    return estimate_files(tree, the_plan, files, each_first_base if replaced else None, done), found
+
+
+class _Counter:
+    """The parent files done, by every worker of the pool: a shared integer, made before they fork."""
+
+    def __init__(self):
+        import multiprocessing
+
+        self.shared = multiprocessing.get_context("fork").Value("i", 0) \
+            if "fork" in multiprocessing.get_all_start_methods() else None
+        self.local = 0
+
+    def add(self) -> None:
+        if self.shared is None:
+            self.local += 1
+            return
+        with self.shared.get_lock():  # the workers add to it side by side
+            self.shared.value += 1
+
+    @property
+    def value(self) -> int:
+        return self.shared.value if self.shared is not None else self.local
 
 
 def _judge_one(spec: tuple[str, str | None, str | None]) -> tuple[str, str, str, dict | None]:
-    tree, _, file, use_cache = _WORK
+    tree, _, file, use_cache, _ = _WORK
     try:
         return _verdict(tree, *spec, file, use_cache)
     except DecoupleError as exc:
@@ -179,7 +229,7 @@ def _verdict(tree: Tree, cls: str, parent: str | None, base: str | None, file: d
     from ..pipeline import compute
 
     name = cls.rpartition(":")[2]
-    options = Options(root=str(tree.root), classes=(cls,), parent=parent, base=base, check=True,
+    options = Options(root=str(tree.root), classes=(cls,), parent=parent, base=base, check=True, progress=False,
                       no_cache=not use_cache, max_copied_share=float(file.get("max-copied-share", 0.5)),
                       plain_gain=file.get("plain-gain", False), any_gain=file.get("any-gain", False),
                       keep=file.get("keep", "possible"),

@@ -39,6 +39,8 @@ class SketchIndex(Index):
         self._sketches: dict[str, str] = {}
         self.weights: dict[str, int] = {}  # class -> estimate.construction_weight
         self.costs: dict[str, dict] = {}  # class -> what its own __init__ does, the parts of that weight
+        self.parent_facts: dict[tuple, object] = {}  # a parent's chain -> estimate._Facts
+        self.paid: dict[tuple, object] = {}  # a parent's chain, what a subclass needs and binds -> estimate._paid
         self._whole: dict[str, ModuleInfo | None] = {}
 
     def module(self, rel: str):
@@ -82,7 +84,9 @@ class SketchIndex(Index):
         return "".join(cls.module.text.splitlines(keepends=True)[first:end])
 
     def _parse(self, rel: str):
-        text = self.tree.text(rel)
+        # ``peek``, not ``text``: the tree would keep the text of every file sketched for the rest
+        # of the process (the scan's workers go on to the full analyses); the module keeps it while held.
+        text = self.tree.peek(rel)
         if rel not in self._sketches and text is not None:
             self._sketches[rel] = _sketch(text, self.wanted, self.spans.setdefault(rel, {}))
         sketched = self._sketches.get(rel)
