@@ -142,7 +142,9 @@ def run(st, out: Scanned) -> bool:
             st.progress(i + 1, len(files), f"uses of {a.parent.name}'s members")
         # A file whose every mention is of members already kept is not even parsed
         # (most of the cost of a run is parsing).
-        if not st.all_uses and mentioned(tree.searchable(rel) or "") <= set(a.kept) - local_only:
+        # An init-local candidate already found read elsewhere is decided: it no longer makes a
+        # file worth parsing (its word is in hundreds of files when the name is common).
+        if not st.all_uses and mentioned(tree.searchable(rel) or "") <= set(a.kept) - (local_only - a.read_outside):
             continue
         mod = st.index.module(rel)
         if mod is None:
