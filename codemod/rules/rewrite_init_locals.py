@@ -34,6 +34,8 @@ the two did: its conditions and test have no side effects and read names that ar
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 ID = "DC617"
@@ -87,8 +89,12 @@ def _localize(fn: cst.FunctionDef, names: set[str], ctx) -> cst.FunctionDef:
     if selfname is None:
         return fn
     used = _names(fn)
+    # A name never stored as ``self.n = ...`` in the text cannot pass _definitely_stored, whose
+    # walk (a visitor per statement and name) is most of this rule's cost: left out first.
+    text = cst.Module([]).code_for_node(fn)
+    stored = {n for n in names if re.search(rf"\b{re.escape(selfname)}\.{re.escape(n)}\s*(?::[^=\n]*)?=(?!=)", text)}
     done = []
-    for n in sorted(names):
+    for n in sorted(stored):
         if n in used or not _definitely_stored(fn.body.body, n, selfname):
             continue
         fn = fn.visit(_ToLocal(n, selfname))
@@ -100,7 +106,7 @@ def _localize(fn: cst.FunctionDef, names: set[str], ctx) -> cst.FunctionDef:
     ctx.plan.inlined += [f"`self.{n}` became a local of `__init__`, its only reader (DC617)" for n in done]
     literal_locals = {n for n in done if _literal_stores(fn.body.body, n)}
     param_names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-    rebound = {p for p in param_names if p in _stored_names(fn.body)}
+    rebound = param_names & _stored_names(fn.body)  # one walk, not one per parameter
     return fn.with_changes(body=_merge_asserts(fn.body, literal_locals, param_names - rebound))
 
 
