@@ -10,6 +10,7 @@ the union of its files there (spreads, c2- runs), and every JSON under NEW_DIR i
 with that union.
 """
 import glob
+import gzip
 import json
 import os
 import sys
@@ -19,12 +20,13 @@ old_dir = str(Path(__file__).resolve().parent / "results" / "real-world-stress")
 new_dir = sys.argv[1]
 union_dir = sys.argv[3] if len(sys.argv) > 3 and sys.argv[2] == "--old" else None
 def load(path):
-    d = json.load(open(path))
+    # the older campaigns' folders hold NAME.json.gz (compressed to keep the working tree small)
+    d = json.load(gzip.open(path) if path.endswith(".gz") else open(path))
     return d["library"], {c["qualname"]: (c.get("patch_sha256") if c.get("has_patch") else None, c.get("decision")) for c in d["candidates"]}
 pairs = []
 if union_dir:
     judged: dict = {}
-    for f in sorted(glob.glob(f"{union_dir}/**/*.json", recursive=True)):
+    for f in sorted(glob.glob(f"{union_dir}/**/*.json", recursive=True) + glob.glob(f"{union_dir}/**/*.json.gz", recursive=True)):
         lib, cands = load(f)
         judged.setdefault(lib, {}).update(cands)
     new_files = sorted(glob.glob(f"{new_dir}/**/*.json", recursive=True))

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import gzip
 import hashlib
 import json
 import os
@@ -797,12 +798,13 @@ def campaign(name: str, args) -> dict:
 
 def judged_qualnames(name: str, paths: list[str]) -> set[str]:
     """The candidates of library NAME that a results JSON already holds: each PATH is a
-    ``<lib>.json`` or a folder searched (recursively) for ``NAME.json``."""
+    ``<lib>.json`` or a folder searched (recursively) for ``NAME.json`` (or ``NAME.json.gz``: the
+    older campaigns' folders are stored compressed, so that the working tree fits a device call)."""
     out: set[str] = set()
     for p in map(Path, paths):
-        files = [p] if p.is_file() else sorted(p.rglob(f"{name}.json"))
+        files = [p] if p.is_file() else sorted([*p.rglob(f"{name}.json"), *p.rglob(f"{name}.json.gz")])
         for f in files:
-            res = json.loads(f.read_text())
+            res = json.loads(gzip.decompress(f.read_bytes()) if f.suffix == ".gz" else f.read_text())
             if res.get("library") == name:
                 out |= {r["qualname"] for r in res.get("candidates", [])}
     return out
