@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import NamedTuple
 
 from .ast_util import child_blocks, is_block_statement, resolve_relative, walk
 
@@ -66,6 +67,12 @@ def literal_all(mod) -> set[str] | None:
     return None
 
 
+class _Facts(NamedTuple):
+    listed: set[str] | None  # a literal ``__all__``
+    bound: set[str]  # its own top-level names and the names its imports bind
+    star_modules: tuple[str, ...]
+
+
 class Exports:
     """Whether ``from M import *`` binds a name, for the modules of one index (never for one
     outside the tree); a cycle of star imports binds, along it, only what its other modules bind."""
@@ -74,6 +81,7 @@ class Exports:
         self.index = index
         self._reach: dict[str, frozenset[str]] = {}  # module -> files its star imports reach (text)
         self._answers: dict[tuple[str, str], bool] = {}
+        self._facts: dict[str, _Facts | None] = {}  # module -> what a star import of it binds
 
     def binds(self, modname: str, name: str) -> bool:
         key = (modname, name)
@@ -88,17 +96,35 @@ class Exports:
         tree = self.index.tree
         if tree.modules.get(modname) is None or not self._reach_of(modname) & set(tree.files_with_words((name,))):
             return False  # outside the tree, or the name is no word of any file the star imports reach
-        mod = self.index.module_by_name(modname)
+        mod = self._facts_of(modname)
         if mod is None:
             return False
-        listed = literal_all(mod)
-        if listed is not None:
-            return name in listed
+        if mod.listed is not None:
+            return name in mod.listed
         if name.startswith("_"):
             return False
-        if name in mod.own_names or name in mod.imports:
+        if name in mod.bound:
             return True
         return any(self._binds(base, name, seen) for base in mod.star_modules if base)
+
+    def _facts_of(self, modname: str) -> "_Facts | None":
+        """What a star import of ``modname`` binds, read once from its module. A module the index
+        holds already is read there; any other is parsed for this and let go (most modules a
+        star import reaches are asked nothing else, and their trees were most of a run's
+        memory), so the index holds no more than the run's own work asked for."""
+        index = self.index
+        rel = index.tree.modules[modname]
+        if index.meter is not None:
+            index.meter(rel)  # charged as a module asked for, as when the index parsed it for this
+        if rel not in self._facts:
+            mod = index._modules[rel] if rel in index._modules else index._parse(rel)
+            self._facts[rel] = None if mod is None else _Facts(literal_all(mod), mod.own_names | mod.imports.keys(),
+                                                                tuple(mod.star_modules))
+        return self._facts[rel]
+
+    def forget(self, rel: str) -> None:
+        """The module of ``rel`` is read again next time (its text as the index parses it changed)."""
+        self._facts.pop(rel, None)
 
     def _reach_of(self, modname: str) -> frozenset[str]:
         """The files of the tree that ``modname`` and, transitively, its star imports are, as read

@@ -45,6 +45,10 @@ class SketchIndex(Index):
 
     def module(self, rel: str):
         mod = super().module(rel)
+        if isinstance(mod, SketchModule) and not mod.classes_names:
+            # Imports only (a package's re-exports): small, and asked again for every base
+            # resolved through it; held for the pass rather than parsed again each time.
+            return mod
         self._recent.pop(rel, None)
         self._recent[rel] = None
         if len(self._recent) > _HELD:
@@ -60,6 +64,7 @@ class SketchIndex(Index):
         self.wanted[name] = True
         for rel in self.defined[name] - {besides}:
             self._sketches.pop(rel, None)
+            self.exports.forget(rel)
             self.drop(rel)
         return True
 
