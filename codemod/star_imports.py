@@ -114,10 +114,11 @@ class Exports:
         memory), so the index holds no more than the run's own work asked for."""
         index = self.index
         rel = index.tree.modules[modname]
-        if index.meter is not None:
-            index.meter(rel)  # charged as a module asked for, as when the index parsed it for this
-        if rel not in self._facts:
-            mod = index._modules[rel] if rel in index._modules else index._parse(rel)
+        if rel in self._facts:
+            if index.meter is not None:
+                index.meter(rel)  # charged as a module asked for, as when the index parsed it for this
+        else:
+            mod = index.passing(rel)
             self._facts[rel] = None if mod is None else _Facts(literal_all(mod), mod.own_names | mod.imports.keys(),
                                                                 tuple(mod.star_modules))
         return self._facts[rel]

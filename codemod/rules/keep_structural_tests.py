@@ -137,7 +137,7 @@ def _registrations(index) -> set[str]:
         # Only a receiver whose last name is a class of the tree, or an alias this file binds, can
         # resolve to one: the others are decided without parsing the file (most of the cost).
         spelt = {r for r in spelt if _may_name_a_class(index, text, r.rsplit(".", 1)[-1])}
-        mod = index.module(rel) if spelt else None
+        mod = index.passing(rel) if spelt else None  # only names come out of it
         if mod is None:
             continue
         for node in mod.attributes.get("register", ()):

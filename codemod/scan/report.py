@@ -88,8 +88,13 @@ class Judges:
 
         if "fork" in multiprocessing.get_all_start_methods():
             _WORK[0].word_index  # noqa: B018 - built once, here, for every worker
-            with forking():
-                self.pool = multiprocessing.get_context("fork").Pool(WORKERS, initializer=_start_worker)
+            self._fork()
+
+    def _fork(self) -> None:
+        import multiprocessing
+
+        with forking():
+            self.pool = multiprocessing.get_context("fork").Pool(WORKERS, initializer=_start_worker)
 
     def estimate(self, replaced: bool = False) -> tuple[list[Estimate], list]:
         """The first pass, its parent files dealt out to the workers; with ``replaced``, the
@@ -111,7 +116,11 @@ class Judges:
 
     def judge(self, estimates: list[Estimate], say) -> list[Row]:
         jobs = [job(e) for e in estimates]
-        if self.pool is not None:
+        if self.pool is not None and jobs:
+            # Fresh workers for the full analyses: those of the first pass keep the memory its
+            # sketches took (freed, not given back), under each analysis's own peak.
+            self.close()
+            self._fork()
             found = _in_ticks(self.pool.imap(_judge_one, jobs))
         else:
             found = map(_judge_one, jobs)
@@ -134,6 +143,7 @@ class Judges:
             with ignoring_ctrl_c():  # a second Ctrl-C must not leave the pool half ended
                 self.pool.terminate()
                 self.pool.join()
+            self.pool = None
 
 
 def _in_ticks(results):
