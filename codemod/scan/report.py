@@ -69,9 +69,9 @@ def job(e: Estimate) -> tuple[str, str | None, str | None]:
 class Judges:
     """Worker processes that each run the normal pipeline on one class at a time.
 
-    Forked before the first pass, while this process holds little more than the word index:
-    each worker starts small, and frees each class's analysis before the next (a run of several
-    classes at once holds all their parses)."""
+    Forked before the first pass, while this process holds little more than the word index, and
+    again for the full analyses (``judge``): each worker starts small, and frees each class's
+    analysis before the next (a run of several classes at once holds all their parses)."""
 
     def __init__(self, tree: Tree, the_plan: Plan, file: dict, use_cache: bool):
         global _WORK
