@@ -36,7 +36,9 @@ count. A test whose class is held in a variable is not found. A registration mad
 tree, or through a name the tree does not spell as ``X.register``, is not seen, nor one whose
 receiver's last name is neither a class defined in the tree nor bound by an ``as`` in its file (a
 variable holding the class): an abstract class with none in the tree still counts as proof. The typing of a method's ``self`` as its class
-counts a protocol the class is as structural too, which keeps more than it needs.
+counts a protocol the class is as structural too, which keeps more than it needs. Every protocol
+counts, runtime-checkable or not: before Python 3.10 ``isinstance`` against a protocol of data
+members alone works without ``@runtime_checkable``.
 
 ## Fix safety
 Keeping is safe, and so is counting a receiver as a possible instance: both keep more.
@@ -107,20 +109,31 @@ def _structural(index, qual: str) -> str | None:
         return None
     if set(cls.bases) & _PROTOCOLS:
         return "a Protocol"  # a subclass of one that does not list Protocol itself is a plain class
-    chain = [cls, *filter(None, map(index.resolve_class, index.ancestors(cls)))]
-    abstract = bool({qual, *index.ancestors(cls)} & (_PROTOCOLS | {"abc.ABC"})) or any(map(_stdlib_abc, index.ancestors(cls)))
-    for c in chain:
+    for c in [cls, *filter(None, map(index.resolve_class, index.ancestors(cls)))]:
         if "__subclasshook__" in c.methods:
             return f"{c.name} defines __subclasshook__"
         meta = _metaclass(c)
         if meta is not None and _hooked_metaclass(index, meta):
             return f"its metaclass {meta.rsplit('.', 1)[-1]} defines how isinstance decides"
-        abstract = abstract or (meta is not None and (meta in _ABC_META or _abc_metaclass(index, meta)))
     # Registered on it or on a subclass of it: isinstance against it then takes the registered class.
     own = {qual, cls.qualname}
-    if abstract and any(own & {c.qualname, *index.ancestors(c)} for c in _classes(index, registrations(index))):
+    if _abstract(index, cls) and any(own & {c.qualname, *index.ancestors(c)} for c in _classes(index, registrations(index))):
         return "an abstract base class, on which the tree registers classes"
     return None
+
+
+def _abstract(index, cls) -> bool:
+    """Whether ``cls`` has ``ABCMeta.register``: ``abc.ABC``, a protocol or a standard abstract
+    class among its ancestors, or a metaclass derived from ``ABCMeta`` (a base outside the tree
+    counts as plain)."""
+    ancestors = index.ancestors(cls)
+    if {cls.qualname, *ancestors} & (_PROTOCOLS | {"abc.ABC"}) or any(map(_stdlib_abc, ancestors)):
+        return True
+    for c in [cls, *filter(None, map(index.resolve_class, ancestors))]:
+        meta = _metaclass(c)
+        if meta is not None and (meta in _ABC_META or _abc_metaclass(index, meta)):
+            return True
+    return False
 
 
 def registrations(index) -> set[str]:
@@ -134,9 +147,10 @@ def _registrations(index) -> set[str]:
     for rel in index.tree.grep(lambda text: ".register" in text, words=("register",)):
         text = index.tree.searchable(rel)
         spelt = _registering(text) if text else set()
-        # Only a receiver whose last name is a class of the tree, or an alias this file binds, can
+        # Only a receiver whose last name is an abstract class of the tree (a registration on any
+        # other counts for no class _structural asks about), or an alias this file binds, can
         # resolve to one: the others are decided without parsing the file (most of the cost).
-        spelt = {r for r in spelt if _may_name_a_class(index, text, r.rsplit(".", 1)[-1])}
+        spelt = {r for r in spelt if _may_name_an_abstract_class(index, text, r.rsplit(".", 1)[-1])}
         mod = index.module(rel) if spelt else None
         if mod is None:
             continue
@@ -173,14 +187,30 @@ def _registering(text: str) -> set[str]:
     return out
 
 
-def _may_name_a_class(index, text: str, name: str) -> bool:
-    """Whether ``name`` is defined as a class somewhere in the tree, or bound by an ``as`` in this
-    file: the two ways a name can reach a class that ``resolve_class`` finds."""
+def _may_name_an_abstract_class(index, text: str, name: str) -> bool:
+    """Whether ``name`` is bound by an ``as`` in this file, or defined as a class somewhere in
+    the tree that is abstract (``_abstract``): the ways a name can reach a class that
+    ``resolve_class`` finds and that ``_structural`` asks about. The definitions are parsed, the
+    users of the name are not."""
     if re.search(rf"as\s+{name}\b", text):  # "class X" matches too: a needless parse, never a miss
         return True
-    return index.once(f"{ID} class named {name}", lambda: any(
-        re.search(rf"class[ \t]+{name}\b", index.tree.searchable(rel) or "")
-        for rel in index.tree.files_with_words((name,))))
+    return index.once(f"{ID} abstract class named {name}", lambda: any(
+        cls is None or _abstract(index, cls) for cls in _classes_named(index, name)))
+
+
+def _classes_named(index, name: str) -> list:
+    """The classes of the tree named ``name``; None among them for one not read (a nested class,
+    a file that does not parse): the caller assumes the worst of it."""
+    rx = re.compile(rf"class[ \t]+{name}\b")  # unanchored: a literal prefix, fast over whole files
+    out = []
+    for rel in index.tree.files_with_words((name,)):
+        if rx.search(index.tree.searchable(rel) or ""):
+            mod = index.module(rel)
+            if mod is not None and name in mod.classes:
+                out.append(mod.classes[name])
+            elif mod is None or any(n.__class__ is ast.ClassDef and n.name == name for n in mod.nodes):
+                out.append(None)
+    return out
 
 
 def _classes(index, quals: set[str]) -> list:
@@ -256,25 +286,45 @@ def _structural_classes(index, wanted: set[str]) -> dict[str, set[str]]:
                 out[prefix + abc_name] = hit
             if abc_name == "PathLike":
                 out["os.PathLike"] = hit
-    for qual, names in index.once(f"{ID} tree's structural classes", lambda: _tree_structural(index)).items():
+    for qual, names in _tree_structural(index, wanted).items():
         hit = names & wanted
         if hit:
             out[qual] = hit
     return out
 
 
-def _tree_structural(index) -> dict[str, set[str]]:
-    """Every protocol or hooked class of the tree, with the names its tests look for."""
+def _tree_structural(index, wanted: set[str]) -> dict[str, set[str]]:
+    """The protocols and hooked classes of the tree whose tests may look for one of ``wanted``,
+    with the names their tests look for.
+
+    What a test of a protocol looks for is declared in its class or in a protocol it derives
+    from, so a file defining one is parsed only when it names one of ``wanted``, or a structural
+    class found so far (its protocol subclasses), until none is new. A ``__subclasshook__``
+    spells its names in its own file."""
+    tree = index.tree
     out: dict[str, set[str]] = {}
-    words = ("Protocol", "__subclasshook__")
-    for rel in index.tree.grep(lambda text: "Protocol" in text or "__subclasshook__" in text, words=words):
-        mod = index.module(rel)
-        if mod is None:
-            continue
-        for cls in mod.classes.values():
-            if structural(index, cls.qualname) is not None:
-                out[cls.qualname] = tested_names(index, cls.qualname)
+    done: set[str] = set()
+    words = tuple(sorted(wanted))
+    while words:
+        rels = [rel for rel in tree.grep(_defines_structural, words=words) if rel not in done]
+        found: set[str] = set()
+        for rel in rels:
+            done.add(rel)
+            for qual, names in index.once(f"{ID} structural classes of {rel}", lambda rel=rel: _file_structural(index, rel)).items():
+                out[qual] = names
+                found.add(qual.rsplit(".", 1)[-1])
+        words = tuple(sorted(found))
     return out
+
+
+def _defines_structural(text: str) -> bool:
+    return "Protocol" in text or "__subclasshook__" in text
+
+
+def _file_structural(index, rel: str) -> dict[str, set[str]]:
+    mod = index.module(rel)
+    return {cls.qualname: tested_names(index, cls.qualname) for cls in (mod.classes.values() if mod is not None else ())
+            if structural(index, cls.qualname) is not None}
 
 
 def _resolved(index, qual: str) -> str:
