@@ -235,7 +235,7 @@ def test_model_class_replacing_a_module_list(tmp_path):
         assert a["tree"] == b["tree"] and a["depth"] == b["depth"] == 2, name
         # What was built and dropped no longer draws random numbers: the stream differs after.
         assert a["draws"] != b["draws"]
-    assert before["OcrVisionModel"]["built"] == {"Block": 4, "Linear": 6}
+    assert before["OcrVisionModel"]["built"] == {"Block": 4, "Linear": 7}
     assert after["OcrVisionModel"]["built"] == {"Block": 2, "Linear": 4}
     assert after["TinyOcrModel"]["built"] == {"Block": 2, "Linear": 5}
 
