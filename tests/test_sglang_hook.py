@@ -180,3 +180,54 @@ def test_mla_drafts_constructed_on_cpu_end_with_the_same_objects(mla_patch, tmp_
     for name, wrappers in (("TRTLLMMLAMultiStepDraftBackend", 6), ("CuteDslMLAMultiStepDraftBackend", 9)):
         assert o["drafts"][name]["wrappers"]["BatchMLAPagedAttentionWrapper"] == wrappers
         assert p["drafts"][name]["wrappers"]["BatchMLAPagedAttentionWrapper"] == 3
+
+
+@pytest.fixture(scope="module")
+def mla_inline(release, tmp_path_factory):
+    out = tmp_path_factory.mktemp("mla-inline") / "out"
+    code, stdout, err = run_cli("--sglang", "--class", "TRTLLMMLAMultiStepDraftBackend", "--hook", "--no-parent-edit", "--output", out)
+    assert code == 0 and stdout == "", err
+    return out, err
+
+
+def test_mla_draft_inline_patch_edits_only_the_class_and_applies(release, mla_inline, tmp_path):
+    """DC618: the parent's file is not edited; the class's __init__ runs the parent's, with the
+    class's own per-step backends appended in the parent's loop; a second run finds nothing."""
+    out, err = mla_inline
+    trt = MLA_FILES[2]
+    assert [str(p.relative_to(out / "files")) for p in (out / "files").rglob("*.py")] == [trt]
+    new_src = (out / "files" / trt).read_text()
+    compile(new_src, trt, "exec")
+    init = _method(ast.parse(new_src), "TRTLLMMLAMultiStepDraftBackend", "__init__")
+    assert not any(isinstance(n, ast.Attribute) and n.attr == "__init__" for n in ast.walk(init))
+    [loop] = [s for s in init.body if isinstance(s, ast.For)]
+    assert ast.unparse(loop.body[0]).startswith("self.attn_backends.append(TRTLLMMLABackend(model_runner, skip_prefill=True")
+    # Every statement of the parent's __init__ but its construction is there, as the parent wrote it.
+    parent = _method(ast.parse((release / PARENT_FILE).read_text()), "FlashInferMLAMultiStepDraftBackend", "__init__")
+    copied = [ast.dump(s) for s in init.body]
+    assert all(ast.dump(s) in copied for s in parent.body if not isinstance(s, ast.For))
+    assert "DC618: chosen" in err and "since --no-parent-edit" in err and "copied: 44 lines" in err
+    copy = tmp_path / "release"
+    shutil.copytree(release, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    subprocess.run(["git", "apply", str(out / "patch.diff")], cwd=copy, check=True)
+    assert (copy / trt).read_text() == new_src
+    code, diff, err = run_cli(copy, "--class", "TRTLLMMLAMultiStepDraftBackend", "--hook", "--no-parent-edit")
+    assert code == 0 and diff == "" and "replaces nothing" in err, err
+
+
+@needs_torch
+def test_mla_drafts_inlined_constructed_on_cpu_end_with_the_same_objects(mla_inline, tmp_path):
+    """The parent and CuteDsl's draft (which still calls the TRTLLM draft's __init__) build as
+    before up to the set the TRTLLM draft threw away; both drafts end with the same objects."""
+    out, _ = mla_inline
+    original = _unpack(tmp_path / "original")
+    patched = _unpack(tmp_path / "patched")
+    (patched / MLA_FILES[2]).write_text((out / "files" / MLA_FILES[2]).read_text())
+    o, p = _construct_drafts(original, tmp_path), _construct_drafts(patched, tmp_path)
+    assert p["drafts"]["FlashInferMLAMultiStepDraftBackend"] == o["drafts"]["FlashInferMLAMultiStepDraftBackend"]
+    for name, d in o["drafts"].items():
+        assert p["drafts"][name]["ends_with"] == d["ends_with"], name
+    assert p["drafts"]["TRTLLMMLAMultiStepDraftBackend"]["built"] == {"FlashInferMLAAttnBackend": 3, "TRTLLMMLABackend": 3}
+    assert p["drafts"]["CuteDslMLAMultiStepDraftBackend"]["built"] == {
+        "FlashInferMLAAttnBackend": 6, "TRTLLMMLABackend": 6, "CuteDslMLABackend": 3}
+    assert p["drafts"]["TRTLLMMLAMultiStepDraftBackend"]["wrappers"]["BatchMLAPagedAttentionWrapper"] == 3
