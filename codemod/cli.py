@@ -121,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "subclasses that replace it too), and drop the replacement; prints the diff (--write applies it, "
                         "--check exits 1 if there is one), and on stderr what no longer runs and what stays")
     p.add_argument("--no-parent-edit", action="store_true",
-                   help="with --hook: leave the parent's file as it is (as when it lies outside ROOT): the class's "
+                   help="with --hook: leave the parent's file as it is (a dependency, vendored code): the class's "
                         "__init__ runs the parent's inlined instead of calling it, storing its own objects in place of "
                         "the ones it replaced (DC618); the report counts the lines copied")
     p.add_argument("--analyse-only", action="store_true", help="write the report only, no patch")

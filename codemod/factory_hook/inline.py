@@ -108,9 +108,9 @@ def _problem(index, cls, parent, chain, init, super_stmt, b: dc408.Built, item: 
     # What a subclass of C overrides, P's __init__ calls after the statement: a read unseen so far.
     methods = {n: m for c in reversed(replaced._ancestors(index, chain)) for n, m in c.methods.items() if n != "__init__"}
     unseen = {n for c in [cls, *index.subclasses_deep(cls)] for n in replaced._DEF.findall(index.class_text(c))} - {"__init__"}
-    extra = dc408.reads_after(later, b.attr, psn, methods, unseen)
-    if len(extra) > len(b.reads):
-        s, where = extra[len(b.reads)]
+    extra = [x for x in dc408.reads_after(later, b.attr, psn, methods, unseen) if x not in b.reads]
+    if extra:
+        s, where = extra[0]
         return f"{parent.name}.__init__ calls {where} (line {s.lineno}) after building self.{b.attr}"
     return ""
 

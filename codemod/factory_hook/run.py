@@ -41,7 +41,7 @@ def run_hook(args) -> int:
     defined, _ = class_statements(tree)
     index = SketchIndex(tree, dict.fromkeys(defined, True), defined)
     cls = lookup(index, args.classes[0])
-    why = _parent_fixed(args, index, tree, cls)
+    why = _parent_fixed(args)
     if why:
         the_inline = plan_inline(index, cls, why)
         changed = rewrite_inline(the_inline, tree) if not the_inline.refused else {}
@@ -71,14 +71,11 @@ def run_hook(args) -> int:
     return EXIT_OK
 
 
-def _parent_fixed(args, index, tree, cls) -> str:
-    """Why the parent's file must not be edited (then DC618 copies its ``__init__`` into C), or ""."""
-    if getattr(args, "no_parent_edit", False):
-        return "--no-parent-edit"
-    parent = index.resolve_class(cls.bases[0]) if cls.bases else None
-    if parent is not None and not (tree.root / parent.file).resolve().is_relative_to(tree.root):
-        return f"{parent.file} lies outside ROOT"
-    return ""
+def _parent_fixed(args) -> str:
+    """Why the parent's file must not be edited (then DC618 copies its ``__init__`` into C), or "".
+    A parent outside ROOT is not among them: the tree holds only ROOT's files (a link out of it is
+    skipped), so such a parent is not found, and there is nothing to copy it from."""
+    return "--no-parent-edit" if getattr(args, "no_parent_edit", False) else ""
 
 
 def write_folder(out: Path, changed: dict, diff: str, lines: list[str]) -> None:

@@ -1,8 +1,7 @@
 """DC618 inline-hook: where the parent's file must not change, the class runs the parent's ``__init__`` inlined, its own construction in place of the one it threw away.
 
 ## What it does
-``decouple --class C --hook --no-parent-edit`` (and ``--hook`` when P's file lies outside
-ROOT): for the statements DC408 finds (P's ``__init__`` builds ``self.a`` or ``self.L[i]``, C
+``decouple --class C --hook --no-parent-edit``: for the statements DC408 finds (P's ``__init__`` builds ``self.a`` or ``self.L[i]``, C
 replaces it after ``super().__init__()`` before any read), C's ``super().__init__(...)`` becomes
 P's ``__init__`` body, inlined by DC601's machinery (P's parameters bound to C's call, P's
 locals renamed where they clash with C's names, free names imported or aliased as DC607 and

@@ -250,3 +250,15 @@ def test_near_miss_a_replacement_on_one_path_only_is_refused(tmp_path):
     code, diff, err = run_cli(root, "--class", "OcrVisionModel", "--hook", "--no-parent-edit", env=_env(tmp_path))
     assert code == 0 and diff == "", err
     assert "refused: DC618: its __init__ replaces nothing its parent's __init__ built, on every path" in err
+
+
+def test_near_miss_a_method_the_parent_calls_after_that_a_subclass_overrides(tmp_path):
+    """The parent calls self.setup() after its loop; its own setup reads nothing, but the
+    grandchild's reads the backends: with the copy it would see LightDraft's, not the parent's."""
+    tree = files(draft=("        self.backend_list = self.backends\n",
+                        "        self.backend_list = self.backends\n        self.setup()\n\n    def setup(self):\n        pass\n"),
+                 child=('kind="lighter")\n', 'kind="lighter")\n\n    def setup(self):\n        self.first = type(self.backends[0])\n'))
+    root = write(tmp_path / "t", tree)
+    code, diff, err = run_cli(root, "--class", "LightDraft", "--hook", "--no-parent-edit", env=_env(tmp_path))
+    assert code == 0 and diff == "", err
+    assert "refused: DC618: MultiStepDraft.__init__ calls setup, which a subclass overrides (line 13)" in err
