@@ -231,3 +231,22 @@ def test_mla_drafts_inlined_constructed_on_cpu_end_with_the_same_objects(mla_inl
     assert p["drafts"]["CuteDslMLAMultiStepDraftBackend"]["built"] == {
         "FlashInferMLAAttnBackend": 6, "TRTLLMMLABackend": 6, "CuteDslMLABackend": 3}
     assert p["drafts"]["TRTLLMMLAMultiStepDraftBackend"]["wrappers"]["BatchMLAPagedAttentionWrapper"] == 3
+
+
+@needs_torch
+def test_model_classes_inlined_build_the_same_model_with_fewer_modules(tmp_path):
+    """DC618 on the same model classes: only the classes' files change; the same tree, bitwise-equal outputs."""
+    out = tmp_path / "models.json"
+    proc = subprocess.run([sys.executable, str(REPO / "benchmarks/hook_models.py"), "--no-parent-edit", "--json", str(out)],
+                          capture_output=True, text=True, check=False, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = json.loads(out.read_text())
+    assert got["changed_files"] == ["sglang/srt/models/glm_ocr.py", "sglang/srt/models/minicpmv_vit.py"]
+    rows = got["classes"]
+    for cls, r in rows.items():
+        assert r["tree_equal"] and r["outputs_bitwise_equal"] and not r["modules_added"], cls
+        assert r["tensor_bytes_final"]["patched"] == r["tensor_bytes_final"]["original"], cls
+        assert r["tensor_bytes_peak"]["patched"] < r["tensor_bytes_peak"]["original"], cls
+    assert rows["MiniCPMV_VisionEncoderLayer"]["modules_avoided"]["VisionAttention"] == 1
+    assert rows["MiniCPMV_VisionEncoder"]["modules_avoided"]["Idefics2EncoderLayer"] == 3
+    assert rows["GlmOcrVisionModel"]["modules_avoided"] == {"Conv2d": 1, "Glm4vRMSNorm": 1}
