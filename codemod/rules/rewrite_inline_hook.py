@@ -70,10 +70,10 @@ def rewrite(ctx, cd: cst.ClassDef, swaps: list[Swap], n: int, parent_ref: str, n
     if len(block) < n:
         raise DecoupleError(f"{ID}: the inlined block of {ctx.pname}.__init__ lost statements; nothing written")
     first = len(block) - n  # the bindings of P's parameters come first
+    # P's code only: a super() in C's own construction keeps meaning C's.
+    block = [st.visit(_SuperAfter(parent_ref, init_ast.args.args[0].arg)) for st in block]
     for s in swaps:
         block[first + s.at] = _swapped(block[first + s.at], s)
-    csn = init_ast.args.args[0].arg
-    block = [st.visit(_SuperAfter(parent_ref, csn)) for st in block]
     block[0] = block[0].with_changes(leading_lines=[*block[0].leading_lines, comment_line(note)])
     gone = {id(s.remove) for s in swaps}
     fn = fn.with_changes(body=fn.body.with_changes(body=[st for st in fn.body.body if id(st) not in gone]))

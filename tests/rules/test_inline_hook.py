@@ -89,10 +89,9 @@ def test_near_miss_a_read_that_may_differ_is_refused(tmp_path):
 def test_near_miss_a_construction_reading_what_the_class_sets_later_is_refused(tmp_path):
     """The hook stores the parameter before super().__init__(); a copy of the parent's __init__
     would build the child's object before the child sets what it reads."""
-    tree = files(child=("        super().__init__(runner, steps)\n        for i in range(self.steps - 1):\n"
-                        "            self.backends[i] = LightBackend(runner, buf=self.indptr[i], kind=kind)",
-                        "        super().__init__(runner, steps)\n        self.kind = kind\n        for i in range(self.steps - 1):\n"
-                        "            self.backends[i] = LightBackend(runner, buf=self.indptr[i], kind=self.kind)"))
+    old = "        for i in range(self.steps - 1):\n            self.backends[i] = LightBackend(runner, buf=self.indptr[i], kind=kind)"
+    new = "        self.kind = kind\n" + old.replace("kind=kind", "kind=self.kind")
+    tree = files(child=(old, new))
     root = write(tmp_path / "t", tree)
     code, diff, err = run_cli(root, "--class", "LightDraft", "--hook", "--no-parent-edit", env=_env(tmp_path))
     assert code == 0 and diff == "", err
