@@ -174,7 +174,11 @@ def rewrite_inline(the_plan: InlinePlan, tree) -> dict[str, tuple[str, str]]:
                 return {}
             value = node.value
         swaps.append(dc618.Swap(lines.index(s.lineno), b.element, value, cstmt.target.id if b.element else None, remove))
-    parent_ref = ast.get_source_segment(cls.module.text, cls.node.bases[0])
+    base = cls.node.bases[0]
+    if not isinstance(base, (ast.Name, ast.Attribute)):
+        the_plan.refused = f"{dc618.ID}: {cls.name}'s base is spelt {ast.unparse(base)}: super() needs the class itself"
+        return {}
+    parent_ref = ast.get_source_segment(cls.module.text, base)
     if any(isinstance(n, ast.Name) and n.id == parent_ref.split(".")[0] and isinstance(n.ctx, ast.Store) for n in walk(cinit)):
         the_plan.refused = f"{dc618.ID}: {cls.name}.__init__ binds {parent_ref.split('.')[0]}, the name its base is spelt with"
         return {}
