@@ -261,3 +261,20 @@ def test_near_miss_a_method_the_parent_calls_after_that_a_subclass_overrides(tmp
     code, diff, err = run_cli(root, "--class", "LightDraft", "--hook", "--no-parent-edit", env=_env(tmp_path))
     assert code == 0 and diff == "", err
     assert "refused: DC618: MultiStepDraft.__init__ calls setup, which a subclass overrides (line 13)" in err
+
+
+def test_super_in_the_class_construction_keeps_meaning_the_class(tmp_path):
+    """The parent's super() becomes super(VisionModel, self); the class's own super() in the
+    construction it swaps in stays as it is (it starts after the class, as it did)."""
+    model = MODEL.replace("    def depth(self):", "    @staticmethod\n    def width(n):\n        return 2 * n\n\n    def depth(self):")
+    ocr = OCR.replace("Linear(config.hidden, 2 * config.out)", "Linear(config.hidden, super().width(config.out))")
+    tree = {"model.py": model, "ocr.py": ocr}
+    before = _model(write(tmp_path / "before", tree))
+    root = write(tmp_path / "after", tree)
+    code, _, err = run_cli(root, "--class", "OcrVisionModel", "--hook", "--no-parent-edit", "--write", env=_env(tmp_path))
+    assert code == 0, err
+    text = (root / "pkg" / "ocr.py").read_text()
+    assert "super(VisionModel, self).__init__()" in text and "self.merger = Linear(config.hidden, super().width(config.out))" in text
+    after = _model(root)
+    assert after["OcrVisionModel"]["tree"] == before["OcrVisionModel"]["tree"]
+    assert after["VisionModel"] == before["VisionModel"]
