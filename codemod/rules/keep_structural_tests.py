@@ -143,14 +143,22 @@ def registrations(index) -> set[str]:
 
 
 def _registrations(index) -> set[str]:
+    tree = index.tree
+    # Only a receiver whose last name is an abstract class of the tree (a registration on any
+    # other counts for no class _structural asks about), or an alias its file binds, can resolve
+    # to one: the others are decided without parsing the file (most of the cost).
+    spelt_in: dict[str, tuple[set[str], set[str]]] = {}
+    for rel in tree.grep(lambda text: ".register" in text, words=("register",)):
+        text = tree.searchable(rel)
+        # ``self.register``/``cls.register`` read a method's own parameter (``_local`` below),
+        # which resolves to no class: left out before any class of the name is looked for.
+        spelt = {r for r in _registering(text) if r.split(".", 1)[0] not in ("self", "cls")} if text else set()
+        if spelt:  # "class X" matches "as X" too: a needless parse, never a miss
+            spelt_in[rel] = spelt, {r for r in spelt if re.search(rf"as\s+{r.rsplit('.', 1)[-1]}\b", text)}
+    abstract = _abstract_names(index, {r.rsplit(".", 1)[-1] for spelt, aliased in spelt_in.values() for r in spelt - aliased})
     out: set[str] = set()
-    for rel in index.tree.grep(lambda text: ".register" in text, words=("register",)):
-        text = index.tree.searchable(rel)
-        spelt = _registering(text) if text else set()
-        # Only a receiver whose last name is an abstract class of the tree (a registration on any
-        # other counts for no class _structural asks about), or an alias this file binds, can
-        # resolve to one: the others are decided without parsing the file (most of the cost).
-        spelt = {r for r in spelt if _may_name_an_abstract_class(index, text, r.rsplit(".", 1)[-1])}
+    for rel, (spelt, aliased) in spelt_in.items():
+        spelt = aliased | {r for r in spelt if r.rsplit(".", 1)[-1] in abstract}
         mod = index.module(rel) if spelt else None
         if mod is None:
             continue
@@ -161,6 +169,31 @@ def _registrations(index) -> set[str]:
             cls = index.resolve_class(mod.qualify(node.value))
             if cls is not None:
                 out.add(cls.qualname)
+    return out
+
+
+def _abstract_names(index, names: set[str]) -> set[str]:
+    """Those of ``names`` that a class statement of the tree defines as an abstract class
+    (``_abstract``), or as one not read (a nested class, a file that does not parse: the worst
+    is assumed). The files naming any of them are read once, for all; only the definitions are
+    parsed."""
+    if not names:
+        return set()
+    tree = index.tree
+    rx = re.compile(r"class[ \t]+(" + "|".join(map(re.escape, sorted(names))) + r")\b")
+    defined: dict[str, list[str]] = {}
+    for rel in tree.files_with_words(tuple(sorted(names))):
+        for name in set(rx.findall(tree.searchable(rel) or "")):
+            defined.setdefault(name, []).append(rel)
+    out = set()
+    for name, rels in defined.items():
+        for rel in rels:
+            mod = index.module(rel)
+            cls = mod.classes.get(name) if mod is not None else None
+            if cls is not None and _abstract(index, cls):
+                out.add(name)
+            elif cls is None and (mod is None or any(n.__class__ is ast.ClassDef and n.name == name for n in mod.nodes)):
+                out.add(name)
     return out
 
 
@@ -184,32 +217,6 @@ def _registering(text: str) -> set[str]:
         spelt = text[start:m.start()].strip(".")
         if all(part.isidentifier() for part in spelt.split(".")):
             out.add(spelt)
-    return out
-
-
-def _may_name_an_abstract_class(index, text: str, name: str) -> bool:
-    """Whether ``name`` is bound by an ``as`` in this file, or defined as a class somewhere in
-    the tree that is abstract (``_abstract``): the ways a name can reach a class that
-    ``resolve_class`` finds and that ``_structural`` asks about. The definitions are parsed, the
-    users of the name are not."""
-    if re.search(rf"as\s+{name}\b", text):  # "class X" matches too: a needless parse, never a miss
-        return True
-    return index.once(f"{ID} abstract class named {name}", lambda: any(
-        cls is None or _abstract(index, cls) for cls in _classes_named(index, name)))
-
-
-def _classes_named(index, name: str) -> list:
-    """The classes of the tree named ``name``; None among them for one not read (a nested class,
-    a file that does not parse): the caller assumes the worst of it."""
-    rx = re.compile(rf"class[ \t]+{name}\b")  # unanchored: a literal prefix, fast over whole files
-    out = []
-    for rel in index.tree.files_with_words((name,)):
-        if rx.search(index.tree.searchable(rel) or ""):
-            mod = index.module(rel)
-            if mod is not None and name in mod.classes:
-                out.append(mod.classes[name])
-            elif mod is None or any(n.__class__ is ast.ClassDef and n.name == name for n in mod.nodes):
-                out.append(None)
     return out
 
 
