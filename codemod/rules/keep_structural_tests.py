@@ -324,8 +324,12 @@ def _tree_structural(index, wanted: set[str]) -> dict[str, set[str]]:
     return out
 
 
+# A protocol lists Protocol in its class statement's bases (or an alias the file imports it as).
+_PROTOCOL_CLASS = re.compile(r"\bclass\s+\w+\s*\([^)]*\bProtocol\b|\bProtocol\s+as\b")
+
+
 def _defines_structural(text: str) -> bool:
-    return "Protocol" in text or "__subclasshook__" in text
+    return "__subclasshook__" in text or ("Protocol" in text and _PROTOCOL_CLASS.search(text) is not None)
 
 
 def _file_structural(index, rel: str) -> dict[str, set[str]]:

@@ -275,3 +275,52 @@ def test_near_miss_a_register_method_of_a_plain_class_registers_nothing(tmp_path
     assert v.decision == "decouple" and "gamma" not in a.kept and not kept_by(a, "DC114")
     before, after, patched = run_both(tmp_path / "b", fs, PROBE)
     assert patched is not None and after == before == "3 None\n"
+
+
+PROTOS = '''
+from typing import Protocol, runtime_checkable
+
+
+@runtime_checkable
+class HasGamma(Protocol):
+    gamma: int
+'''
+
+
+@pytest.mark.parametrize("user, extra", [
+    pytest.param('''
+from typing import Protocol, runtime_checkable
+
+from .protos import HasGamma
+
+
+@runtime_checkable
+class HasGammaAndTotal(HasGamma, Protocol):
+    def total(self): ...
+
+
+def read(x):
+    return isinstance(x, HasGammaAndTotal)
+''', {"protos.py": PROTOS}, id="protocol-subclass-in-a-file-that-never-names-the-member"),
+    pytest.param('''
+from typing import Protocol as Proto, runtime_checkable
+
+
+@runtime_checkable
+class HasGamma(Proto):
+    gamma: int
+
+
+def read(x):
+    return isinstance(x, HasGamma)
+''', {}, id="protocol-imported-under-another-name"),
+])
+def test_a_protocol_found_through_its_bases_or_an_alias_keeps_what_it_tests(tmp_path, user, extra):
+    """The protocol files are parsed only when they name a member the class may drop or a
+    structural class found so far, or import Protocol under another name: the member a
+    protocol inherits from another file's, and a protocol whose base is an alias, still count."""
+    fs = {"base.py": BASE, "child.py": CHILD, "user.py": user, **extra}
+    a, v = analyse(tmp_path / "a", fs)
+    assert v.decision == "decouple" and "gamma" in kept_by(a, "DC114")
+    before, after, patched = run_both(tmp_path / "b", fs, PROBE)
+    assert patched is not None and after == before == "3 True\n"
