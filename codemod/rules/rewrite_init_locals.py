@@ -17,8 +17,9 @@ once those are gone the decoupled ``__init__`` reads it in two asserts and nowhe
 attribute every instance carries for no reader is dead weight a reviewer asks to remove.
 
 ## Known problems
-Not done (the attribute stays) when: the attribute is read in a nested function, lambda or
-class of the ``__init__``, stored in any other form (augmented, annotated, in a tuple, in a
+Not done (the attribute stays) when: any other code of the class (its own methods, the parent's
+methods copied into it: a helper the ``__init__`` calls that stores it again) names the attribute
+(``.X``, or ``"X"`` as a string); when it is read in a nested function, lambda or class of the ``__init__``, stored in any other form (augmented, annotated, in a tuple, in a
 loop, a ``with`` or a ``try``), read where a store may not have run, or the name is used in the
 ``__init__`` for anything else; when the class or its new base defines the name, or a class of
 its hierarchy has ``__setattr__``, ``__getattribute__`` or stores by computed name, or a subclass
@@ -53,8 +54,19 @@ def eligible(ctx) -> set[str]:
     names = set()
     for n in sorted(a.init_local_candidates - a.read_outside):
         evs = a.kept.get(n, [])
-        if evs and all(e.rule == "DC105" for e in evs) and n not in a.cls.members:
+        member = a.members.get(n, (None,))[0]
+        # Stored by another method of the parent too (a helper the __init__ calls may store it
+        # again between its store and its read there): the attribute stays.
+        elsewhere = member is not None and any(m != "__init__" for m, _ in member.assigned_in)
+        if evs and all(e.rule == "DC105" for e in evs) and n not in a.cls.members and not elsewhere:
             names.add(n)
+    # Named by a method copied into the class (read there, or by a string): the attribute stays.
+    for k in a.kept:
+        node = a.members.get(k, (None,))[0]
+        node = node.node if node is not None else None
+        if names and k != "__init__" and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names -= {x.attr if isinstance(x, ast.Attribute) else x.value for x in ast.walk(node)
+                      if isinstance(x, ast.Attribute) or (isinstance(x, ast.Constant) and isinstance(x.value, str))}
     if not names:
         return names
     hierarchy = [a.cls, *ctx.index.subclasses_deep(a.cls)]
@@ -73,6 +85,13 @@ def eligible(ctx) -> set[str]:
 
 def apply(ctx, body: list) -> list:
     names = eligible(ctx)
+    if not names:
+        return body
+    # The class's other code, its own and what was copied in (a helper the __init__ calls, which
+    # may store the attribute again between the store and the read), must not name it at all.
+    code = cst.Module([]).code_for_node
+    rest = "\n".join(code(s) for s in body if not (isinstance(s, cst.FunctionDef) and s.name.value == "__init__"))
+    names = {n for n in names if not re.search(rf"\.{re.escape(n)}\b|['\"]{re.escape(n)}['\"]", rest)}
     if not names:
         return body
     out = []
