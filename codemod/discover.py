@@ -134,6 +134,8 @@ class Tree:
     index_snapshot: Path | None = field(default=None, repr=False)
     _begun: object = field(default=None, repr=False)  # the word index under way (begin_word_index)
     test_hook: TestHook | None = field(default=None, repr=False)  # DECOUPLE_TEST_HOOK of the run
+    # The project's files outside ROOT that DC115 searches (``codemod/outside.py``); None: none.
+    outside: "Tree | None" = field(default=None, repr=False)
 
     @classmethod
     def open(cls, root: str | os.PathLike) -> "Tree":
