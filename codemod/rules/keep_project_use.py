@@ -40,7 +40,7 @@ from ..ast_util import dotted_name, first_param, is_static
 from ..index import enclosing_def
 from ..model import Evidence, Scanned
 from ..reflection import computed_name
-from .keep_outside_use import attr_use, literal_uses
+from .keep_outside_use import _CASE_LINE, attr_use, literal_uses
 
 ID = "DC115"
 NAME = "project-use"
@@ -57,10 +57,15 @@ def run(st, out: Scanned) -> bool:
     cands = sorted({n for n in a.members if n not in a.kept and not satisfied(n) and not n.startswith("__")} | local)
     if not cands:
         return False
-    rx = re.compile(r"(?:\.|['\"])(" + "|".join(re.escape(c) for c in cands) + r")\b")
+    alts = "|".join(re.escape(c) for c in cands)
+    rx, rx_keyword = re.compile(r"(?:\.|['\"])(" + alts + r")\b"), re.compile(r"\b(" + alts + r")\s*=")
+
+    def names_one(text: str) -> bool:  # DC108's prefilter: a read, a quoted name, a class pattern's keyword
+        return bool(rx.search(text)) or any(rx_keyword.search(line) for line in _CASE_LINE.findall(text))
+
     names = set(cands)
     kept = False
-    for rel in outside.grep(lambda text: bool(rx.search(text)) or "case" in text, words=tuple(cands)):
+    for rel in outside.grep(names_one, words=tuple(cands)):
         mod = outside.index.module(rel)
         for node in mod.nodes if mod is not None else ():
             hit = attr_use(node, names)
