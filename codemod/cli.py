@@ -134,6 +134,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--all-uses", action="store_true",
                    help="list every use elsewhere in the tree of each kept member as evidence, not only the first "
                         "found (slower; the kept members are the same)")
+    p.add_argument("--no-outside-uses", dest="outside_uses", action="store_false", default=None,
+                   help="when ROOT is the source folder of a larger project (src/ beside tests/), do not search the "
+                        "project's other Python files (tests, examples, docs) for uses of the parent's members (DC115); "
+                        "by default a use there keeps the member")
     p.add_argument("--keep", choices=("possible", "proven"), default=None,
                    help="possible (the default): keep every parent member whose use cannot be ruled out; proven: keep "
                         "a member only on a use shown on an instance of the class, and list each use on an object of "

@@ -142,6 +142,8 @@ class Tree:
     # tree many times this budget still runs in bounded memory.
     _peeked: dict = field(default_factory=dict, repr=False)
     _peeked_size: int = field(default=0, repr=False)
+    # The project's files outside ROOT that DC115 searches (``codemod/outside.py``); None: none.
+    outside: "Tree | None" = field(default=None, repr=False)
 
     @classmethod
     def open(cls, root: str | os.PathLike) -> "Tree":
