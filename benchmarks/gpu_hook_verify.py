@@ -34,6 +34,7 @@ import traceback
 CLASSES = (("flashinfer_mla_backend", "FlashInferMLAMultiStepDraftBackend", "flashinfer_mla"),
            ("trtllm_mla_backend", "TRTLLMMLAMultiStepDraftBackend", "trtllm_mla"))
 PER_STEP = (("flashinfer_mla_backend", "FlashInferMLAAttnBackend"), ("trtllm_mla_backend", "TRTLLMMLABackend"))
+KIT_NAME = {"flashinfer_mla": "flashinfer"}  # our label -> the name ATTENTION_BACKENDS registers
 TOPK, STEPS, CONSTRUCTIONS = 1, 4, 3  # 3 per-step backends per draft
 MiB = 1 << 20
 
@@ -189,7 +190,8 @@ class Side:
                 rec["not_run"] = (f"SM{sm}0: TRTLLM MLA runs FlashInfer's trtllm-gen kernels, built for SM100 only (and "
                                   "their cubins are fetched at run time, which this offline machine cannot)")
                 continue
-            for case in ma.make_mla_cases(backend):
+            # the registry serves FlashInfer's MLA backend under "flashinfer" (the runner's use_mla_backend picks it)
+            for case in ma.make_mla_cases(KIT_NAME.get(backend, backend)):
                 t0, digest = time.time(), None
                 try:
                     fx = ma.build_mla_attention_fixture(tc, case, kv_lora_rank=kvr, qk_rope_head_dim=rope)

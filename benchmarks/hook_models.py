@@ -61,8 +61,9 @@ def unpack(archive: Path, dest: Path) -> Path:
     return dest
 
 
-def make_roots(work: Path, classes=CASES) -> dict:
-    """The original unpack, and a copy with ``--hook --write`` run for each class; the hook's stderr per class."""
+def make_roots(work: Path, classes=CASES, extra: tuple[str, ...] = ()) -> dict:
+    """The original unpack, and a copy with ``--hook --write`` (and ``extra``) run for each class;
+    the hook's stderr per class."""
     from codemod.discover import release_archive
 
     archive = release_archive()
@@ -72,10 +73,10 @@ def make_roots(work: Path, classes=CASES) -> dict:
     said = {}
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     for cls in classes:
-        proc = subprocess.run([sys.executable, "-m", "codemod", str(patched), "--class", cls, "--hook", "--write"],
+        proc = subprocess.run([sys.executable, "-m", "codemod", str(patched), "--class", cls, "--hook", "--write", *extra],
                               check=False, capture_output=True, text=True, env=env)
         if proc.returncode != 0 or "wrote" not in proc.stdout:
-            raise Failure(f"decouple --class {cls} --hook --write: exit {proc.returncode}: "
+            raise Failure(f"decouple --class {cls} --hook --write {' '.join(extra)}: exit {proc.returncode}: "
                           f"{(proc.stderr or proc.stdout).strip().splitlines()[-1:]}")
         said[cls] = proc.stderr.splitlines()
     changed = sorted(str(p.relative_to(patched)) for p in patched.rglob("*.py")
@@ -146,6 +147,8 @@ def main(argv=None) -> int:
     ap.add_argument("--json", type=Path)
     ap.add_argument("--markdown", action="store_true", help="print the table for BENCHMARKS.md")
     ap.add_argument("--keep", type=Path, help="work in this folder and keep it")
+    ap.add_argument("--no-parent-edit", action="store_true",
+                    help="patch with --hook --no-parent-edit (DC618: each class runs its parent's __init__ inlined)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--sglang-root", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--side", help=argparse.SUPPRESS)
@@ -160,7 +163,7 @@ def main(argv=None) -> int:
             work = args.keep or Path(tmp)
             work.mkdir(parents=True, exist_ok=True)
             (work / "weights").mkdir(exist_ok=True)
-            roots = make_roots(work)
+            roots = make_roots(work, extra=("--no-parent-edit",) if args.no_parent_edit else ())
             original = run_side(roots["original"], "original", work)
             patched = run_side(roots["patched"], "patched", work)
             rows = compare(original, patched, work)

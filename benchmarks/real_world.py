@@ -152,6 +152,9 @@ LIBS: dict[str, dict] = {
     "structlog": dict(version="26.1.0", root="src", packages=["structlog"],
                       test_deps=["pytest", "pytest-asyncio", "simplejson", "time-machine", "rich"],
                       pytest=["tests", "--import-mode=importlib"]),
+    # the campaign of issue 37's ninth library (DC115's): a src layout, typed, ABC + mixins
+    "platformdirs": dict(version="4.14.5", root="src", packages=["platformdirs"],
+                         test_deps=["pytest", "pytest-mock", "appdirs==1.4.4"], pytest=["tests"]),
 }
 
 # A pytest plugin (written to the work dir, loaded with -p): deselects the node ids listed in

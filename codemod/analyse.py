@@ -26,7 +26,7 @@ from .model import ClassAnalysis, Former, Knowledge, Scanned
 from .rules import (
     drop_same_as_base, drop_unprovided, hazard_class_name_string, hazard_class_registry, hazard_except_clause, hazard_isinstance, hazard_match_class,
     hazard_exported_parent, hazard_metaclass, hazard_mro_membership, hazard_type_list,
-    keep_base_hooks, keep_child_reads, keep_implicit_dunder, keep_kept_method_reads, keep_outside_use, keep_registered_defs, keep_runtime_read,
+    keep_base_hooks, keep_child_reads, keep_implicit_dunder, keep_kept_method_reads, keep_outside_use, keep_project_use, keep_registered_defs, keep_runtime_read,
     keep_structural_tests, keep_super_target, rewrite_copy_annotations,
     unsafe_attribute_hooks, unsafe_class_body, unsafe_class_keyword, unsafe_dataclass_parent, unsafe_dynamic_access, unsafe_generic_base, unsafe_init_call, unsafe_mro_walk, unsafe_slots,
 )
@@ -118,7 +118,7 @@ class Analyzer:
         a = st.a
         out = Scanned()
         hazards_before, unsafe_before = len(a.hazards), len(a.unsafe)
-        if keep_outside_use.run(st, out) | keep_structural_tests.run(st, out):
+        if keep_outside_use.run(st, out) | keep_project_use.run(st, out) | keep_structural_tests.run(st, out):
             closure(st)
             out.closed = True
         out.init_local_candidates = sorted(a.init_local_candidates)

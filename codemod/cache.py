@@ -59,9 +59,10 @@ class RunCache:
         self.tree = tree
         key = json.dumps([code_hash(), str(tree.root), *options.cache_key()])
         self.path = cache_dir() / "runs" / (hashlib.sha1(key.encode()).hexdigest() + ".json")
+        self.outside = options.outside_uses and options.root is not None  # DC115 reads the project around ROOT
 
     def load(self) -> Result | None:
-        return load(self.tree, self.path)
+        return load(self.tree, self.path, self.outside)
 
     def store(self, result: Result) -> None:
         store(self.tree, self.path, result)
@@ -74,10 +75,12 @@ def _sha1(path: Path) -> str | None:
         return None
 
 
-def load(tree: Tree, path: Path) -> Result | None:
+def load(tree: Tree, path: Path, outside: bool = False) -> Result | None:
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
+        return None
+    if outside and data.get("outside") != outside_stats(tree):
         return None
     old, now = data["stats"], tree.stats()
     consulted, words = data["consulted"], set(data["words"])
@@ -121,9 +124,19 @@ def _seen(tree: Tree) -> tuple[dict, dict, dict]:
     return stats, hashes, consulted
 
 
+def outside_stats(tree: Tree) -> dict | None:
+    """The size and time of each of the project's files outside ROOT (DC115 may read any of
+    them; a change to one runs the analysis again), None when ROOT is not in a larger project."""
+    from .outside import outside_tree
+
+    outside = tree.outside if tree.outside is not None else outside_tree(tree)
+    return None if outside is None else {"project": str(outside.root), "stats": outside.stats()}
+
+
 def store(tree: Tree, path: Path, result: Result) -> None:
     stats, hashes, consulted = _seen(tree)
     data = {
+        "outside": outside_stats(tree) if tree.outside is not None else None,
         "stats": stats,
         "hashes": hashes,
         "consulted": consulted,

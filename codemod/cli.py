@@ -120,6 +120,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "builds that the --class replaces before any read (DC408), override it in the class (and its "
                         "subclasses that replace it too), and drop the replacement; prints the diff (--write applies it, "
                         "--check exits 1 if there is one), and on stderr what no longer runs and what stays")
+    p.add_argument("--no-parent-edit", action="store_true",
+                   help="with --hook: leave the parent's file as it is (a dependency, vendored code): the class's "
+                        "__init__ runs the parent's inlined instead of calling it, storing its own objects in place of "
+                        "the ones it replaced (DC618); the report counts the lines copied")
     p.add_argument("--analyse-only", action="store_true", help="write the report only, no patch")
     p.add_argument("--emit-tests", action="store_true",
                    help="also add a test file to the target tree (beside its own tests) that pins the result: "
@@ -130,6 +134,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--all-uses", action="store_true",
                    help="list every use elsewhere in the tree of each kept member as evidence, not only the first "
                         "found (slower; the kept members are the same)")
+    p.add_argument("--no-outside-uses", dest="outside_uses", action="store_false", default=None,
+                   help="when ROOT is the source folder of a larger project (src/ beside tests/), do not search the "
+                        "project's other Python files (tests, examples, docs) for uses of the parent's members (DC115); "
+                        "by default a use there keeps the member")
     p.add_argument("--keep", choices=("possible", "proven"), default=None,
                    help="possible (the default): keep every parent member whose use cannot be ruled out; proven: keep "
                         "a member only on a use shown on an instance of the class, and list each use on an object of "
@@ -287,6 +295,10 @@ def run(args) -> int:
         from .factory_hook.run import run_hook
 
         return run_hook(args)
+    if args.no_parent_edit:
+        from .errors import UsageError
+
+        raise UsageError("--no-parent-edit applies to --hook only")
     try:
         options = Options.from_args(args)
     except NothingSelected as exc:

@@ -119,6 +119,9 @@ def _unpack_python_files(archive: Path, dest: Path) -> None:
                     out.write_bytes(tf.extractfile(member).read())
 
 
+PEEK_KEEP = 32 << 20  # characters of prefiltered texts a run keeps (about 32 MiB of ASCII source)
+
+
 @dataclass
 class Tree:
     """A directory of Python sources, with module names and cached contents."""
@@ -134,6 +137,13 @@ class Tree:
     index_snapshot: Path | None = field(default=None, repr=False)
     _begun: object = field(default=None, repr=False)  # the word index under way (begin_word_index)
     test_hook: TestHook | None = field(default=None, repr=False)  # DECOUPLE_TEST_HOOK of the run
+    # Texts a prefilter read, kept while they fit PEEK_KEEP characters in all (the first read
+    # stay): the searches of one run grep the files of common words again and again, and a
+    # tree many times this budget still runs in bounded memory.
+    _peeked: dict = field(default_factory=dict, repr=False)
+    _peeked_size: int = field(default=0, repr=False)
+    # The project's files outside ROOT that DC115 searches (``codemod/outside.py``); None: none.
+    outside: "Tree | None" = field(default=None, repr=False)
 
     @classmethod
     def open(cls, root: str | os.PathLike) -> "Tree":
@@ -222,7 +232,8 @@ class Tree:
         """The decoded text of a file, or None when it cannot be read or decoded."""
         self.reads.consulted.add(rel)
         if rel not in self._texts:
-            self._texts[rel] = self.read(rel)
+            peeked = self._peeked.get(rel)
+            self._texts[rel] = peeked if peeked is not None else self.read(rel)
         return self._texts[rel]
 
     def peek(self, rel: str) -> str | None:
@@ -232,8 +243,13 @@ class Tree:
         memory than reading the few that are grepped twice again.
         """
         self.reads.consulted.add(rel)
-        text = self._texts.get(rel)
-        return text if text is not None else self.read(rel)
+        text = self._texts.get(rel) or self._peeked.get(rel)
+        if text is None:
+            text = self.read(rel)
+            if text is not None and self._peeked_size + len(text) <= PEEK_KEEP:
+                self._peeked[rel] = text
+                self._peeked_size += len(text)
+        return text
 
     def read(self, rel: str) -> str | None:
         """Read and decode without keeping the text."""

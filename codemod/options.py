@@ -35,6 +35,7 @@ class Options:
     analyse_only: bool = False
     emit_tests: bool = False
     all_uses: bool = False
+    outside_uses: bool = True  # DC115: the project's files outside ROOT are searched for uses (--no-outside-uses)
     keep: str = "possible"  # "proven": keep members only on uses shown on an instance (--keep)
     assume_unused: tuple[str, ...] = ()  # "Class.member" the user states nothing reads (--assume-unused)
     no_cache: bool = False
@@ -102,6 +103,9 @@ class Options:
         check_values(timeout, share, keep, assume_unused, classes)
         # A patch of a release (--sglang) is a pull request for its maintainers: no marker of
         # this tool's belongs in it. A project's own patch keeps them unless its table says not.
+        # Not a key of [tool.decouple]: the table is ROOT's, and a ROOT holding a pyproject.toml is a
+        # project of its own, with nothing outside it to read.
+        outside = getattr(args, "outside_uses", None) is not False
         markers = args.markers if args.markers is not None else file.get("markers", root is not None)
         quiet = args.check or args.diff or args.write or to_stdout
         output = Path(args.output) if args.output and not to_stdout else None
@@ -114,7 +118,7 @@ class Options:
             root=root, release=args.sglang or DEFAULT_VERSION, classes=classes, parent=parent,
             base=args.base or file.get("base"), output=output, output_ignored=own,
             report_to_stdout=to_stdout, diff=args.diff, check=args.check, write=args.write, force=args.force,
-            analyse_only=args.analyse_only, emit_tests=args.emit_tests, all_uses=args.all_uses,
+            analyse_only=args.analyse_only, emit_tests=args.emit_tests, all_uses=args.all_uses, outside_uses=outside,
             no_cache=args.no_cache, max_copied_share=float(share), plain_gain=args.plain_gain or file.get("plain-gain", False),
             any_gain=args.any_gain or file.get("any-gain", False),
             markers=markers, colour=use_colour(args.color, sys.stdout), check_format=args.format,
@@ -138,7 +142,7 @@ class Options:
         """What a cached result depends on, beyond the tree and the tool's own code."""
         return [list(self.classes), self.parent, self.base, self.analyse_only, self.emit_tests, self.all_uses,
                 self.max_copied_share, self.plain_gain, self.any_gain, self.markers, self.presented, self.test,
-                self.keep, self.trace, sorted(self.assume_unused)]
+                self.keep, self.trace, sorted(self.assume_unused), self.outside_uses]
 
 
 def _refuse_source_folder(output: Path, root: Path) -> None:

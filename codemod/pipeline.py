@@ -259,6 +259,12 @@ def compute(tree: Tree, options: Options) -> Result:
     from .verdict import Limits, decide, would_decouple
 
     limits = Limits.of(options)
+    if not options.outside_uses or options.root is None:
+        tree.outside = None
+    elif tree.outside is None:
+        from .outside import outside_tree
+
+        tree.outside = outside_tree(tree)
     index = Index(tree)
     parsed: dict = {}
 
@@ -310,7 +316,8 @@ def compute(tree: Tree, options: Options) -> Result:
         answer_raising(index, decoupled, risks)
         memory = saving.configuration(index, DEFAULT_CONFIGURATION[0], DEFAULT_CONFIGURATION[1], decoupled) if decoupled else None
     return Result(
-        report=report.build(tree.root, pairs, patches, risks, warnings, tests, runtime and runtime.entry, memory),
+        report=report.build(tree.root, pairs, patches, risks, warnings, tests, runtime and runtime.entry, memory,
+                            outside_searched(tree, options)),
         files=[Emitted(p.rel, p.before, p.after, p.encoding) for p in patches],
         diff="".join(unified_diff(p.rel, p.before, p.after) for p in patches),
         # "already decoupled" is its own verdict on the line as in the run's last line, not a decline.
@@ -321,6 +328,17 @@ def compute(tree: Tree, options: Options) -> Result:
         unsafe=unsafe,
         changes=any(v.decision == Decision.DECOUPLE for v in verdicts),
     )
+
+
+def outside_searched(tree: Tree, options: Options) -> dict | None:
+    """report.json's "outside": the project's files outside ROOT that DC115 searched (or that
+    ``--no-outside-uses`` left unread); None when ROOT is not inside a larger project."""
+    from .outside import outside_tree
+
+    outside = tree.outside if options.outside_uses else (outside_tree(tree) if options.root is not None else None)
+    if outside is None:
+        return None
+    return {"project": str(outside.root), "files": len(outside.files), "dirs": outside.dirs, "searched": options.outside_uses}
 
 
 def traced(index: Index, options: Options):

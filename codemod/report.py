@@ -24,6 +24,8 @@ report.json schema (keys are only ever added, never renamed):
    ("dropped" lists every member of the parent the patch does not keep; those in
    "still_defined" the class or its new base defines itself, so instances still have them.)
  "checks"?: [{"file", "result"}], "warnings"?: [str],
+ "outside"?: {"project", "files", "dirs", "searched"}  (DC115: the project's Python files outside ROOT, read
+   as evidence of use when "searched"; the evidence there is relative to "project")
  "tests"?: {"command", "per_test", "before": {"exit_status", "passed", "failed", "skipped"}, "after": {...},
             "seconds", "flaky": [str], "failed_before": [{"test", "error"}], "broken": [{"test", "error"}],
             "not_run_after"?: [str], "copies"?}}  (--test; codemod/gate.py)
@@ -144,7 +146,7 @@ def _dedup(items):
 
 def build(root: Path, judged: list[tuple[ClassAnalysis, Verdict]], patches: list[ModulePatch], risks: dict | None = None,
           warnings: list[str] | None = None, tests: dict | None = None, trace: dict | None = None,
-          memory: dict | None = None) -> dict:
+          memory: dict | None = None, outside: dict | None = None) -> dict:
     """The report of a run: each class with its verdict, and what the patches did.
     ``risks``: class name -> what ``risk.assess`` found, for the decoupled classes.
     ``warnings``: what the run went on without (said on stderr too). ``tests``: what ``--test``
@@ -166,6 +168,8 @@ def build(root: Path, judged: list[tuple[ClassAnalysis, Verdict]], patches: list
         rep["memory"] = memory
     if warnings:
         rep["warnings"] = list(warnings)
+    if outside is not None:
+        rep["outside"] = outside
     if tests is not None:
         rep["tests"] = tests
     if trace is not None:

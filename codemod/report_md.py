@@ -22,6 +22,7 @@ import re
 from .console import counted
 from .dropped_work import size_text
 from .gpu import VERIFIED_CLASSES
+from .outside import outside_line
 from .reflection import UNKNOWN_RECEIVER
 from .report_figures import file_line, gpu_table, measured_per_class, memory_table
 from .rules import summaries
@@ -80,6 +81,8 @@ def render_md(rep: dict, verify: dict | None = None) -> str:
         for c in classes:
             out += _evidence(c)
         out += _imports(classes)
+    if rep.get("outside"):
+        out += [outside_line(rep["outside"]), ""]
     if rep.get("warnings"):
         out += ["#### Warnings\n"] + [f"- {_md(w)}" for w in rep["warnings"]] + [""]
     body, cited = _link_rules("\n".join(out))

@@ -45,6 +45,9 @@ class ClassRewrite:
     plan: ClassPlan = field(default_factory=ClassPlan)
     copied: rewrite_flag_comments.Copied | None = None  # takes the stale comments out of what is copied (DC611)
     index: object = None  # the run's Index: DC305 reads the new bases' slots
+    # DC618 (``--hook --no-parent-edit``): C keeps P as its base; this rewrites C's class instead
+    # of the steps above (it inlines P's __init__ through ``rewrite_inline_init`` itself).
+    keep_parent: object = None
 
     def __post_init__(self):
         self.copied = rewrite_flag_comments.Copied(self.a, self.pinfo.rel, self.pinfo.lines)
@@ -66,6 +69,8 @@ class ClassRewrite:
         return self.a.parent.name
 
     def rewrite(self, cd: cst.ClassDef):
+        if self.keep_parent is not None:
+            return self.keep_parent(self, cd)
         body = list(cd.body.body)
         init_ast = self.a.cls.methods.get("__init__")
         inlined = rewrite_inline_init.init_block(self)
@@ -170,13 +175,14 @@ def parse_ahead(analyses: list[ClassAnalysis], parsed: dict[str, Located]) -> No
 
 
 def rewrite_module(index, analyses: list[ClassAnalysis], markers: bool = True, presented: bool = True,
-                   parsed: dict[str, Located] | None = None) -> ModulePatch:
+                   parsed: dict[str, Located] | None = None, keep_parent=None) -> ModulePatch:
     """Rewrite every decoupled class of one module, then fix the module's imports.
 
     ``presented``: the patch's text is shown or written, so it is formatted (DC610) and its
     comments are reviewed (DC611); a bare ``--check`` only needs to know that it is sound.
     ``parsed``: modules ``parse_ahead`` parsed already; each is taken out as it is used, so
-    that no two rewrites share one."""
+    that no two rewrites share one. ``keep_parent``: DC618's rewrite of a class that keeps its
+    parent (``ClassRewrite.keep_parent``); no base takes P's place."""
     parsed = {} if parsed is None else parsed
     cinfo = analyses[0].cls.module
     before = cinfo.text
@@ -189,13 +195,14 @@ def rewrite_module(index, analyses: list[ClassAnalysis], markers: bool = True, p
         if pinfo.rel not in parents:
             parents[pinfo.rel] = parsed.pop(pinfo.rel, None) or Located.parse(pinfo.text, pinfo.tree)
         aliases = rewrite_bind_names.plan(index, a, unsafe_generic_base.carry(index, a).free)
-        refs, imps = base_references(index, a, aliases)
+        refs, imps = base_references(index, a, aliases) if keep_parent is None else ([], [])
         needed_bases.extend(imps)
         pidx = next(i for i, b in enumerate(a.cls.bases) if index._same_class(b, a.parent))
         node = here.compound.get(a.cls.node.lineno)
         if not isinstance(node, cst.ClassDef):
             node = next(n for n in here.compound.values() if isinstance(n, cst.ClassDef) and n.name.value == a.cls.name)
-        rewriters[id(node)] = ClassRewrite(a, here, parents[pinfo.rel], pinfo, refs, pidx, aliases, markers=markers, index=index)
+        rewriters[id(node)] = ClassRewrite(a, here, parents[pinfo.rel], pinfo, refs, pidx, aliases, markers=markers, index=index,
+                                           keep_parent=keep_parent)
 
     class Apply(cst.CSTTransformer):
         def visit_SimpleStatementLine(self, node):

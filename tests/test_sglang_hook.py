@@ -115,25 +115,30 @@ needs_torch = pytest.mark.skipif(
 
 
 @needs_torch
-def test_model_classes_build_the_same_model_with_fewer_modules(tmp_path):
+@pytest.mark.parametrize(("flags", "changed", "glm_avoided"), [
+    ((), ["glm4v.py", "glm_ocr.py", "idefics2.py", "minicpmv_vit.py"], {"Glm4vPatchMerger", "Conv2d", "Glm4vRMSNorm"}),
+    # DC618: only the classes' files change; GlmOcrVisionModel's merger reads a local it computes later.
+    (("--no-parent-edit",), ["glm_ocr.py", "minicpmv_vit.py"], {"Conv2d", "Glm4vRMSNorm"}),
+])
+def test_model_classes_build_the_same_model_with_fewer_modules(tmp_path, flags, changed, glm_avoided):
     out = tmp_path / "models.json"
-    proc = subprocess.run([sys.executable, str(REPO / "benchmarks/hook_models.py"), "--json", str(out)],
+    proc = subprocess.run([sys.executable, str(REPO / "benchmarks/hook_models.py"), *flags, "--json", str(out)],
                           capture_output=True, text=True, check=False, timeout=900)
     assert proc.returncode == 0, proc.stderr[-2000:]
     got = json.loads(out.read_text())
-    assert got["changed_files"] == ["sglang/srt/models/glm4v.py", "sglang/srt/models/glm_ocr.py",
-                                    "sglang/srt/models/idefics2.py", "sglang/srt/models/minicpmv_vit.py"]
+    assert got["changed_files"] == [f"sglang/srt/models/{name}" for name in changed]
     rows = got["classes"]
     assert set(rows) == {"MiniCPMV_VisionEncoderLayer", "MiniCPMV_VisionEncoder", "GlmOcrVisionModel"}
     for cls, r in rows.items():
         assert r["tree_equal"] and r["outputs_bitwise_equal"] and not r["modules_added"], cls
         assert r["tensor_bytes_final"]["patched"] == r["tensor_bytes_final"]["original"], cls
         assert r["tensor_bytes_peak"]["patched"] < r["tensor_bytes_peak"]["original"], cls
-    # What each hook removes: the parent's attention of a layer, the parent's layers (each with
-    # its attention), and the parent's merger, downsample and post-layernorm.
+    # What each removes: the parent's attention of a layer, the parent's layers (each with
+    # its attention), and the parent's merger (the hook only), downsample and post-layernorm.
     assert rows["MiniCPMV_VisionEncoderLayer"]["modules_avoided"]["VisionAttention"] == 1
     assert rows["MiniCPMV_VisionEncoder"]["modules_avoided"]["Idefics2EncoderLayer"] == 3
-    assert {"Glm4vPatchMerger", "Conv2d", "Glm4vRMSNorm"} <= set(rows["GlmOcrVisionModel"]["modules_avoided"])
+    avoided = set(rows["GlmOcrVisionModel"]["modules_avoided"])
+    assert glm_avoided <= avoided and (not flags or avoided == glm_avoided)  # the merger's inner modules: the hook's only
 
 
 def _unpack(dest: Path) -> Path:
@@ -180,3 +185,54 @@ def test_mla_drafts_constructed_on_cpu_end_with_the_same_objects(mla_patch, tmp_
     for name, wrappers in (("TRTLLMMLAMultiStepDraftBackend", 6), ("CuteDslMLAMultiStepDraftBackend", 9)):
         assert o["drafts"][name]["wrappers"]["BatchMLAPagedAttentionWrapper"] == wrappers
         assert p["drafts"][name]["wrappers"]["BatchMLAPagedAttentionWrapper"] == 3
+
+
+@pytest.fixture(scope="module")
+def mla_inline(release, tmp_path_factory):
+    out = tmp_path_factory.mktemp("mla-inline") / "out"
+    code, stdout, err = run_cli("--sglang", "--class", "TRTLLMMLAMultiStepDraftBackend", "--hook", "--no-parent-edit", "--output", out)
+    assert code == 0 and stdout == "", err
+    return out, err
+
+
+def test_mla_draft_inline_patch_edits_only_the_class_and_applies(release, mla_inline, tmp_path):
+    """DC618: the parent's file is not edited; the class's __init__ runs the parent's, with the
+    class's own per-step backends appended in the parent's loop; a second run finds nothing."""
+    out, err = mla_inline
+    trt = MLA_FILES[2]
+    assert [str(p.relative_to(out / "files")) for p in (out / "files").rglob("*.py")] == [trt]
+    new_src = (out / "files" / trt).read_text()
+    compile(new_src, trt, "exec")
+    init = _method(ast.parse(new_src), "TRTLLMMLAMultiStepDraftBackend", "__init__")
+    assert not any(isinstance(n, ast.Attribute) and n.attr == "__init__" for n in ast.walk(init))
+    [loop] = [s for s in init.body if isinstance(s, ast.For)]
+    assert ast.unparse(loop.body[0]).startswith("self.attn_backends.append(TRTLLMMLABackend(model_runner, skip_prefill=True")
+    # Every statement of the parent's __init__ but its construction is there, as the parent wrote it.
+    parent = _method(ast.parse((release / PARENT_FILE).read_text()), "FlashInferMLAMultiStepDraftBackend", "__init__")
+    copied = [ast.dump(s) for s in init.body]
+    assert all(ast.dump(s) in copied for s in parent.body if not isinstance(s, ast.For))
+    assert "DC618: chosen" in err and "since --no-parent-edit" in err and "copied: 44 lines" in err
+    copy = tmp_path / "release"
+    shutil.copytree(release, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    subprocess.run(["git", "apply", str(out / "patch.diff")], cwd=copy, check=True)
+    assert (copy / trt).read_text() == new_src
+    code, diff, err = run_cli(copy, "--class", "TRTLLMMLAMultiStepDraftBackend", "--hook", "--no-parent-edit")
+    assert code == 0 and diff == "" and "replaces nothing" in err, err
+
+
+@needs_torch
+def test_mla_drafts_inlined_constructed_on_cpu_end_with_the_same_objects(mla_inline, tmp_path):
+    """The parent and CuteDsl's draft (which still calls the TRTLLM draft's __init__) build as
+    before up to the set the TRTLLM draft threw away; both drafts end with the same objects."""
+    out, _ = mla_inline
+    original = _unpack(tmp_path / "original")
+    patched = _unpack(tmp_path / "patched")
+    (patched / MLA_FILES[2]).write_text((out / "files" / MLA_FILES[2]).read_text())
+    o, p = _construct_drafts(original, tmp_path), _construct_drafts(patched, tmp_path)
+    assert p["drafts"]["FlashInferMLAMultiStepDraftBackend"] == o["drafts"]["FlashInferMLAMultiStepDraftBackend"]
+    for name, d in o["drafts"].items():
+        assert p["drafts"][name]["ends_with"] == d["ends_with"], name
+    assert p["drafts"]["TRTLLMMLAMultiStepDraftBackend"]["built"] == {"FlashInferMLAAttnBackend": 3, "TRTLLMMLABackend": 3}
+    assert p["drafts"]["CuteDslMLAMultiStepDraftBackend"]["built"] == {
+        "FlashInferMLAAttnBackend": 6, "TRTLLMMLABackend": 6, "CuteDslMLABackend": 3}
+    assert p["drafts"]["TRTLLMMLAMultiStepDraftBackend"]["wrappers"]["BatchMLAPagedAttentionWrapper"] == 3

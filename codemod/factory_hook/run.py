@@ -11,7 +11,9 @@ from types import SimpleNamespace
 from ..console import counted
 from ..errors import EXIT_CHANGES, EXIT_OK, UsageError
 from ..rules import rewrite_factory_hook as dc615
+from ..rules import rewrite_inline_hook as dc618
 from .edit import rewrite
+from .inline import InlinePlan, plan_inline, rewrite_inline
 from .plan import Plan, plan
 
 
@@ -39,17 +41,25 @@ def run_hook(args) -> int:
     defined, _ = class_statements(tree)
     index = SketchIndex(tree, dict.fromkeys(defined, True), defined)
     cls = lookup(index, args.classes[0])
-    the_plan = plan(index, cls)
-    changed = rewrite(the_plan, tree) if the_plan.hooks else {}
-    report(the_plan, index)
+    why = _parent_fixed(args)
+    if why:
+        the_inline = plan_inline(index, cls, why)
+        changed = rewrite_inline(the_inline, tree) if not the_inline.refused else {}
+        lines = report_inline(the_inline)
+        todo = f"{counted(len(the_inline.done), 'construction')} to put in place of {the_inline.parent.name}'s ({dc618.ID})"
+    else:
+        the_plan = plan(index, cls)
+        changed = rewrite(the_plan, tree) if the_plan.hooks else {}
+        lines = report(the_plan, index)
+        todo = f"{counted(len(the_plan.hooks), 'hook')} to add"
     diff = "".join(line for rel, (old, new) in sorted(changed.items())
                    for line in difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                                     f"a/{rel}", f"b/{rel}"))
     if args.check:
-        print(f"{cls.name}: {counted(len(the_plan.hooks), 'hook')} to add" if changed else f"{cls.name}: nothing to hook")
+        print(f"{cls.name}: {todo}" if changed else f"{cls.name}: nothing to hook")
         return EXIT_CHANGES if changed else EXIT_OK
     if args.output is not None:
-        write_folder(Path(args.output), changed, diff)
+        write_folder(Path(args.output), changed, diff, lines)
     if args.write:
         refuse_dirty_files(tree.root, sorted(changed), args.force)
         for rel, (_, new) in sorted(changed.items()):
@@ -61,10 +71,19 @@ def run_hook(args) -> int:
     return EXIT_OK
 
 
-def write_folder(out: Path, changed: dict, diff: str) -> None:
-    """``--output DIR``: ``patch.diff`` and ``files/<rel>``, the patched files (as a normal run's folder holds them)."""
+def _parent_fixed(args) -> str:
+    """Why the parent's file must not be edited (then DC618 copies its ``__init__`` into C), or "".
+    A parent outside ROOT is not among them: the tree holds only ROOT's files (a link out of it is
+    skipped), so such a parent is not found, and there is nothing to copy it from."""
+    return "--no-parent-edit" if getattr(args, "no_parent_edit", False) else ""
+
+
+def write_folder(out: Path, changed: dict, diff: str, lines: list[str]) -> None:
+    """``--output DIR``: ``patch.diff`` and ``files/<rel>``, the patched files (as a normal run's
+    folder holds them), and ``report.md``, the report's lines."""
     from ..console import display_path
     from ..emit import clear_outputs, write_outputs
+    from ..fileio import atomic_write
 
     if out.exists() and not out.is_dir():
         raise UsageError(f"cannot write to {display_path(out)}: it is a file; give --output a folder")
@@ -72,18 +91,26 @@ def write_folder(out: Path, changed: dict, diff: str) -> None:
     try:
         clear_outputs(out)
         write_outputs(out, files, diff)
+        atomic_write(out / "report.md", ("# decouple --hook\n\n" + "".join(f"- {line}\n" for line in lines)).encode())
     except OSError as exc:
         raise UsageError(f"cannot write to {display_path(out)}: {exc.strerror or exc}") from None
     print(f"decouple: wrote {display_path(out / 'patch.diff')}, {display_path(out / 'files')}/" if files
           else f"decouple: nothing to hook: {display_path(out / 'patch.diff')} is empty", file=sys.stderr)
 
 
-def report(the_plan: Plan, index) -> None:
+def _sayer(lines: list[str]):
+    def say(msg: str) -> None:
+        lines.append(msg)
+        print(f"decouple --hook: {msg}", file=sys.stderr)
+    return say
+
+
+def report(the_plan: Plan, index) -> list[str]:
     """What no longer runs for the class, what it cost, its side effects, and what stays."""
     from ..scan.replaced import cost_text
 
-    def say(msg: str) -> None:
-        print(f"decouple --hook: {msg}", file=sys.stderr)
+    lines: list[str] = []
+    say = _sayer(lines)
 
     for h in the_plan.hooks:
         who = ", ".join(o.cls.name for o in h.overrides)
@@ -109,3 +136,45 @@ def report(the_plan: Plan, index) -> None:
             say(f"{dc615.ID}: {r['at']} reads the object before the replacement; it gives the same value ({r['code']})")
     for what, why in the_plan.left:
         say(f"left: {what}: {why}")
+    if the_plan.hooks:
+        owners = sorted({h.owner.name for h in the_plan.hooks})
+        say(f"{dc615.ID}: chosen: a factory method on {', '.join(owners)}, whose file lies in ROOT and may be edited "
+            f"(--no-parent-edit copies the parent's __init__ into {the_plan.cls.name} instead, {dc618.ID})")
+    return lines
+
+
+def report_inline(p: InlinePlan) -> list[str]:
+    """DC618's report: which alternative and why, what no longer runs, what it cost, the lines copied."""
+    from ..scan.replaced import cost_text
+
+    lines: list[str] = []
+    say = _sayer(lines)
+    pname = p.parent.name if p.parent is not None else "its parent"
+    if p.refused or p.patch is None:
+        say(f"refused: {p.refused or dc618.ID + ': nothing to inline'}; nothing is changed "
+            f"(chosen for {p.why}: {pname}'s file is not edited)")
+        for what, why in p.left:
+            say(f"left: {what}: {why}")
+        return lines
+    n, first, last = p.copied
+    say(f"{dc618.ID}: chosen: {p.cls.name}.__init__ runs {pname}.__init__ inlined instead of calling it, since {p.why}: "
+        f"{pname}'s file is not edited (--hook without it adds a factory method to {pname}, {dc615.ID})")
+    for item, b in p.done:
+        say(f"{dc618.ID}: {item['at']} ({item['code']}) no longer runs for {p.cls.name}: it stores {p.cls.name}'s own object "
+            f"(its replacement at {item['replaced_at']} goes); it no longer builds {cost_text(item)}")
+        for r in item["reads"]:
+            say(f"{dc618.ID}: {r['at']} reads the object before the replacement; it gives the same value ({r['code']})")
+    say(f"{dc618.ID}: {p.cls.name}'s construction now runs where {pname}'s ran, before the rest of {pname}.__init__; "
+        "any parameters it builds draw their random numbers earlier, and what was built and dropped no longer draws any "
+        "(weights differ unless loaded from a checkpoint)")
+    old, new = p.patch.before.splitlines(), p.patch.after.splitlines()
+    added = sum(1 for line in difflib.ndiff(old, new) if line.startswith("+ "))
+    say(f"{dc618.ID}: copied: {n} lines of {pname}.__init__ ({p.parent.file}:{first}-{last}) into {p.cls.name}.__init__ "
+        f"({p.patch.rel}: {added} lines added); they no longer follow changes to {pname}.__init__")
+    say(f"{dc618.ID}: {pname} and its other subclasses are unchanged; {p.cls.name} still inherits {pname}, and its "
+        "subclasses run its __init__ as before")
+    for line in p.patch.imports_added:
+        say(f"{dc618.ID}: import added: {line}")
+    for what, why in p.left:
+        say(f"left: {what}: {why}")
+    return lines

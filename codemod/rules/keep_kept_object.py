@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import ast
 
+from ..ast_util import child_blocks
 from ..facts import PURE_CALLS
 
 ID = "DC112"
@@ -71,8 +72,20 @@ def match(stmt: ast.stmt, live: set, selfname: str, built: set[str], acting: dic
 
 def acts_on(fn: ast.FunctionDef, selfname: str) -> set[str]:
     """The attributes of ``self`` whose objects a call that ``fn`` makes for its effect alone acts on."""
-    return {root[1] for s in ast.walk(fn) for call in [_effect_call(s)] if call is not None
+    return {root[1] for s in _statements(fn) for call in [_effect_call(s)] if call is not None
             for root, _ in _acted(call, selfname) if root[0] == "A"}
+
+
+def _statements(fn: ast.AST) -> list[ast.stmt]:
+    """Every statement inside ``fn``, nested blocks and definitions included: an expression
+    statement is nowhere else, and walking only the blocks skips most of a method's nodes."""
+    out: list[ast.stmt] = []
+    todo = [fn]
+    while todo:
+        for block in child_blocks(todo.pop()):
+            out += block
+            todo += block
+    return out
 
 
 def _effect_call(stmt: ast.AST) -> ast.Call | None:

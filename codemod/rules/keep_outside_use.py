@@ -61,7 +61,8 @@ counts as a use, and so
 does a receiver whose sources take more than a fixed budget of steps, so members may be kept
 on uses that can never see the class; the report lists such members apart ("kept because a
 use could not be ruled out"). Annotations are trusted, and the tree is taken to be the whole
-program: code outside it that stores into the tree's objects is not seen.
+program: code outside it that stores into the tree's objects is not seen (when ROOT is the source
+folder of a larger project, DC115 reads the project's other files for uses).
 Writes count only for properties (a write elsewhere needs the setter).
 
 What the user knows and the analysis cannot prove is theirs to state: under ``--keep proven``

@@ -36,7 +36,9 @@ count. A test whose class is held in a variable is not found. A registration mad
 tree, or through a name the tree does not spell as ``X.register``, is not seen, nor one whose
 receiver's last name is neither a class defined in the tree nor bound by an ``as`` in its file (a
 variable holding the class): an abstract class with none in the tree still counts as proof. The typing of a method's ``self`` as its class
-counts a protocol the class is as structural too, which keeps more than it needs.
+counts a protocol the class is as structural too, which keeps more than it needs. Every protocol
+counts, runtime-checkable or not: before Python 3.10 ``isinstance`` against a protocol of data
+members alone works without ``@runtime_checkable``.
 
 ## Fix safety
 Keeping is safe, and so is counting a receiver as a possible instance: both keep more.
@@ -107,20 +109,31 @@ def _structural(index, qual: str) -> str | None:
         return None
     if set(cls.bases) & _PROTOCOLS:
         return "a Protocol"  # a subclass of one that does not list Protocol itself is a plain class
-    chain = [cls, *filter(None, map(index.resolve_class, index.ancestors(cls)))]
-    abstract = bool({qual, *index.ancestors(cls)} & (_PROTOCOLS | {"abc.ABC"})) or any(map(_stdlib_abc, index.ancestors(cls)))
-    for c in chain:
+    for c in [cls, *filter(None, map(index.resolve_class, index.ancestors(cls)))]:
         if "__subclasshook__" in c.methods:
             return f"{c.name} defines __subclasshook__"
         meta = _metaclass(c)
         if meta is not None and _hooked_metaclass(index, meta):
             return f"its metaclass {meta.rsplit('.', 1)[-1]} defines how isinstance decides"
-        abstract = abstract or (meta is not None and (meta in _ABC_META or _abc_metaclass(index, meta)))
     # Registered on it or on a subclass of it: isinstance against it then takes the registered class.
     own = {qual, cls.qualname}
-    if abstract and any(own & {c.qualname, *index.ancestors(c)} for c in _classes(index, registrations(index))):
+    if _abstract(index, cls) and any(own & {c.qualname, *index.ancestors(c)} for c in _classes(index, registrations(index))):
         return "an abstract base class, on which the tree registers classes"
     return None
+
+
+def _abstract(index, cls) -> bool:
+    """Whether ``cls`` has ``ABCMeta.register``: ``abc.ABC``, a protocol or a standard abstract
+    class among its ancestors, or a metaclass derived from ``ABCMeta`` (a base outside the tree
+    counts as plain)."""
+    ancestors = index.ancestors(cls)
+    if {cls.qualname, *ancestors} & (_PROTOCOLS | {"abc.ABC"}) or any(map(_stdlib_abc, ancestors)):
+        return True
+    for c in [cls, *filter(None, map(index.resolve_class, ancestors))]:
+        meta = _metaclass(c)
+        if meta is not None and (meta in _ABC_META or _abc_metaclass(index, meta)):
+            return True
+    return False
 
 
 def registrations(index) -> set[str]:
@@ -130,13 +143,22 @@ def registrations(index) -> set[str]:
 
 
 def _registrations(index) -> set[str]:
+    tree = index.tree
+    # Only a receiver whose last name is an abstract class of the tree (a registration on any
+    # other counts for no class _structural asks about), or an alias its file binds, can resolve
+    # to one: the others are decided without parsing the file (most of the cost).
+    spelt_in: dict[str, tuple[set[str], set[str]]] = {}
+    for rel in tree.grep(lambda text: ".register" in text, words=("register",)):
+        text = tree.searchable(rel)
+        # ``self.register``/``cls.register`` read a method's own parameter (``_local`` below),
+        # which resolves to no class: left out before any class of the name is looked for.
+        spelt = {r for r in _registering(text) if r.split(".", 1)[0] not in ("self", "cls")} if text else set()
+        if spelt:  # "class X" matches "as X" too: a needless parse, never a miss
+            spelt_in[rel] = spelt, {r for r in spelt if re.search(rf"as\s+{r.rsplit('.', 1)[-1]}\b", text)}
+    abstract = _abstract_names(index, {r.rsplit(".", 1)[-1] for spelt, aliased in spelt_in.values() for r in spelt - aliased})
     out: set[str] = set()
-    for rel in index.tree.grep(lambda text: ".register" in text, words=("register",)):
-        text = index.tree.searchable(rel)
-        spelt = _registering(text) if text else set()
-        # Only a receiver whose last name is a class of the tree, or an alias this file binds, can
-        # resolve to one: the others are decided without parsing the file (most of the cost).
-        spelt = {r for r in spelt if _may_name_a_class(index, text, r.rsplit(".", 1)[-1])}
+    for rel, (spelt, aliased) in spelt_in.items():
+        spelt = aliased | {r for r in spelt if r.rsplit(".", 1)[-1] in abstract}
         mod = index.passing(rel) if spelt else None  # only names come out of it
         if mod is None:
             continue
@@ -147,6 +169,31 @@ def _registrations(index) -> set[str]:
             cls = index.resolve_class(mod.qualify(node.value))
             if cls is not None:
                 out.add(cls.qualname)
+    return out
+
+
+def _abstract_names(index, names: set[str]) -> set[str]:
+    """Those of ``names`` that a class statement of the tree defines as an abstract class
+    (``_abstract``), or as one not read (a nested class, a file that does not parse: the worst
+    is assumed). The files naming any of them are read once, for all; only the definitions are
+    parsed."""
+    if not names:
+        return set()
+    tree = index.tree
+    rx = re.compile(r"class[ \t]+(" + "|".join(map(re.escape, sorted(names))) + r")\b")
+    defined: dict[str, list[str]] = {}
+    for rel in tree.files_with_words(tuple(sorted(names))):
+        for name in set(rx.findall(tree.searchable(rel) or "")):
+            defined.setdefault(name, []).append(rel)
+    out = set()
+    for name, rels in defined.items():
+        for rel in rels:
+            mod = index.module(rel)
+            cls = mod.classes.get(name) if mod is not None else None
+            if cls is not None and _abstract(index, cls):
+                out.add(name)
+            elif cls is None and (mod is None or any(n.__class__ is ast.ClassDef and n.name == name for n in mod.nodes)):
+                out.add(name)
     return out
 
 
@@ -171,16 +218,6 @@ def _registering(text: str) -> set[str]:
         if all(part.isidentifier() for part in spelt.split(".")):
             out.add(spelt)
     return out
-
-
-def _may_name_a_class(index, text: str, name: str) -> bool:
-    """Whether ``name`` is defined as a class somewhere in the tree, or bound by an ``as`` in this
-    file: the two ways a name can reach a class that ``resolve_class`` finds."""
-    if re.search(rf"as\s+{name}\b", text):  # "class X" matches too: a needless parse, never a miss
-        return True
-    return index.once(f"{ID} class named {name}", lambda: any(
-        re.search(rf"class[ \t]+{name}\b", index.tree.searchable(rel) or "")
-        for rel in index.tree.files_with_words((name,))))
 
 
 def _classes(index, quals: set[str]) -> list:
@@ -256,25 +293,49 @@ def _structural_classes(index, wanted: set[str]) -> dict[str, set[str]]:
                 out[prefix + abc_name] = hit
             if abc_name == "PathLike":
                 out["os.PathLike"] = hit
-    for qual, names in index.once(f"{ID} tree's structural classes", lambda: _tree_structural(index)).items():
+    for qual, names in _tree_structural(index, wanted).items():
         hit = names & wanted
         if hit:
             out[qual] = hit
     return out
 
 
-def _tree_structural(index) -> dict[str, set[str]]:
-    """Every protocol or hooked class of the tree, with the names its tests look for."""
+def _tree_structural(index, wanted: set[str]) -> dict[str, set[str]]:
+    """The protocols and hooked classes of the tree whose tests may look for one of ``wanted``,
+    with the names their tests look for.
+
+    What a test of a protocol looks for is declared in its class or in a protocol it derives
+    from, so a file defining one is parsed only when it names one of ``wanted``, or a structural
+    class found so far (its protocol subclasses), until none is new. A ``__subclasshook__``
+    spells its names in its own file."""
+    tree = index.tree
     out: dict[str, set[str]] = {}
-    words = ("Protocol", "__subclasshook__")
-    for rel in index.tree.grep(lambda text: "Protocol" in text or "__subclasshook__" in text, words=words):
-        mod = index.module(rel)
-        if mod is None:
-            continue
-        for cls in mod.classes.values():
-            if structural(index, cls.qualname) is not None:
-                out[cls.qualname] = tested_names(index, cls.qualname)
+    done: set[str] = set()
+    words = tuple(sorted(wanted))
+    while words:
+        rels = [rel for rel in tree.grep(_defines_structural, words=words) if rel not in done]
+        found: set[str] = set()
+        for rel in rels:
+            done.add(rel)
+            for qual, names in index.once(f"{ID} structural classes of {rel}", lambda rel=rel: _file_structural(index, rel)).items():
+                out[qual] = names
+                found.add(qual.rsplit(".", 1)[-1])
+        words = tuple(sorted(found))
     return out
+
+
+# A protocol lists Protocol in its class statement's bases (or an alias the file imports it as).
+_PROTOCOL_CLASS = re.compile(r"\bclass\s+\w+\s*\([^)]*\bProtocol\b|\bProtocol\s+as\b")
+
+
+def _defines_structural(text: str) -> bool:
+    return "__subclasshook__" in text or ("Protocol" in text and _PROTOCOL_CLASS.search(text) is not None)
+
+
+def _file_structural(index, rel: str) -> dict[str, set[str]]:
+    mod = index.module(rel)
+    return {cls.qualname: tested_names(index, cls.qualname) for cls in (mod.classes.values() if mod is not None else ())
+            if structural(index, cls.qualname) is not None}
 
 
 def _resolved(index, qual: str) -> str:

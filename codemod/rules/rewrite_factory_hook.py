@@ -23,7 +23,8 @@ after ``super().__init__()``; a name of C's construction that a hook parameter w
 a subclass of P anywhere in the tree that defines the method already (P's ``__init__`` would
 call it). A subclass of C that replaces in another shape, or reads the object first, is left
 as it is (it keeps replacing what C's override built: what it did before). P's file is
-edited: where it must not be, nothing is done.
+edited: where it must not be (``--no-parent-edit``, or outside ROOT), DC618 copies P's
+``__init__`` into C instead.
 
 ## Fix safety
 Each hook needs the scan's proof that every read of the object in P's ``__init__`` before the

@@ -17,8 +17,9 @@ once those are gone the decoupled ``__init__`` reads it in two asserts and nowhe
 attribute every instance carries for no reader is dead weight a reviewer asks to remove.
 
 ## Known problems
-Not done (the attribute stays) when: the attribute is read in a nested function, lambda or
-class of the ``__init__``, stored in any other form (augmented, annotated, in a tuple, in a
+Not done (the attribute stays) when: any other code of the class (its own methods, the parent's
+methods copied into it: a helper the ``__init__`` calls that stores it again) names the attribute
+(``.X``, or ``"X"`` as a string); when it is read in a nested function, lambda or class of the ``__init__``, stored in any other form (augmented, annotated, in a tuple, in a
 loop, a ``with`` or a ``try``), read where a store may not have run, or the name is used in the
 ``__init__`` for anything else; when the class or its new base defines the name, or a class of
 its hierarchy has ``__setattr__``, ``__getattribute__`` or stores by computed name, or a subclass
@@ -34,6 +35,7 @@ the two did: its conditions and test have no side effects and read names that ar
 
 from __future__ import annotations
 
+import ast
 import re
 
 import libcst as cst
@@ -42,7 +44,6 @@ ID = "DC617"
 NAME = "init-local"
 
 _HOOKS = {"__setattr__", "__getattribute__", "__delattr__", "__slots__"}
-_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
 
 def eligible(ctx) -> set[str]:
@@ -53,8 +54,19 @@ def eligible(ctx) -> set[str]:
     names = set()
     for n in sorted(a.init_local_candidates - a.read_outside):
         evs = a.kept.get(n, [])
-        if evs and all(e.rule == "DC105" for e in evs) and n not in a.cls.members:
+        member = a.members.get(n, (None,))[0]
+        # Stored by another method of the parent too (a helper the __init__ calls may store it
+        # again between its store and its read there): the attribute stays.
+        elsewhere = member is not None and any(m != "__init__" for m, _ in member.assigned_in)
+        if evs and all(e.rule == "DC105" for e in evs) and n not in a.cls.members and not elsewhere:
             names.add(n)
+    # Named by a method copied into the class (read there, or by a string): the attribute stays.
+    for k in a.kept:
+        node = a.members.get(k, (None,))[0]
+        node = node.node if node is not None else None
+        if names and k != "__init__" and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names -= {x.attr if isinstance(x, ast.Attribute) else x.value for x in ast.walk(node)
+                      if isinstance(x, ast.Attribute) or (isinstance(x, ast.Constant) and isinstance(x.value, str))}
     if not names:
         return names
     hierarchy = [a.cls, *ctx.index.subclasses_deep(a.cls)]
@@ -75,6 +87,13 @@ def apply(ctx, body: list) -> list:
     names = eligible(ctx)
     if not names:
         return body
+    # The class's other code, its own and what was copied in (a helper the __init__ calls, which
+    # may store the attribute again between the store and the read), must not name it at all.
+    code = cst.Module([]).code_for_node
+    rest = "\n".join(code(s) for s in body if not (isinstance(s, cst.FunctionDef) and s.name.value == "__init__"))
+    names = {n for n in names if not re.search(rf"\.{re.escape(n)}\b|['\"]{re.escape(n)}['\"]", rest)}
+    if not names:
+        return body
     out = []
     for stmt in body:
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
@@ -88,88 +107,85 @@ def _localize(fn: cst.FunctionDef, names: set[str], ctx) -> cst.FunctionDef:
     selfname = (params.posonly_params or params.params)[0].name.value if (params.posonly_params or params.params) else None
     if selfname is None:
         return fn
-    used = _names(fn)
-    # A name never stored as ``self.n = ...`` in the text cannot pass _definitely_stored, whose
-    # walk (a visitor per statement and name) is most of this rule's cost: left out first.
+    # A name never stored as ``self.n = ...`` in the text cannot pass _definitely_stored: left
+    # out before anything is parsed.
     text = cst.Module([]).code_for_node(fn)
     stored = {n for n in names if re.search(rf"\b{re.escape(selfname)}\.{re.escape(n)}\s*(?::[^=\n]*)?=(?!=)", text)}
-    done = []
-    for n in sorted(stored):
-        if n in used or not _definitely_stored(fn.body.body, n, selfname):
-            continue
-        fn = fn.visit(_ToLocal(n, selfname))
-        done.append(n)
+    if not stored:
+        return fn
+    # The questions are asked of the standard ast of the same text: a libcst visit of a long
+    # __init__ costs tens of milliseconds each, and the analysis needs several.
+    try:
+        tree = ast.parse(text).body[0]  # libcst renders the node from column 0
+    except SyntaxError:
+        return fn
+    used = _names(tree)
+    done = [n for n in sorted(stored) if n not in used and _definitely_stored(tree.body, n, selfname)]
     if not done:
         return fn
+    fn = fn.visit(_ToLocal(set(done), selfname))
     ctx.plan.locals = sorted(set(ctx.plan.locals) | set(done))
     ctx.a.made_local |= set(done)  # DC703 then checks that nothing left in the class reads them
     ctx.plan.inlined += [f"`self.{n}` became a local of `__init__`, its only reader (DC617)" for n in done]
-    literal_locals = {n for n in done if _literal_stores(fn.body.body, n)}
+    literal_locals = {n for n in done if _literal_stores(tree, n, selfname)}
     param_names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-    rebound = param_names & _stored_names(fn.body)  # one walk, not one per parameter
+    rebound = param_names & _stored_names(tree)
     return fn.with_changes(body=_merge_asserts(fn.body, literal_locals, param_names - rebound))
 
 
-class _Names(cst.CSTVisitor):
-    def __init__(self):
-        self.found: set[str] = set()
-
-    def visit_Name(self, node: cst.Name):
-        self.found.add(node.value)
-
-    def visit_Attribute(self, node: cst.Attribute):
-        node.value.visit(self)
-        return False  # the attribute's own name is no variable
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
-def _names(node: cst.CSTNode) -> set[str]:
-    v = _Names()
-    node.visit(v)
-    return v.found
+def _names(tree: ast.AST) -> set[str]:
+    """Every name the function spells as a variable, a parameter, a keyword argument, a
+    definition, an import or a capture (not the name after a dot)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            out.add(node.id)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+        elif isinstance(node, ast.keyword) and node.arg:
+            out.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.alias):
+            out.add(node.asname or node.name.split(".", 1)[0])
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            out.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            out.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            out.add(node.rest)
+    return out
 
 
 def _is_self_attr(node, name: str, selfname: str) -> bool:
-    return (isinstance(node, cst.Attribute) and node.attr.value == name and isinstance(node.value, cst.Name)
-            and node.value.value == selfname)
+    return (isinstance(node, ast.Attribute) and node.attr == name and isinstance(node.value, ast.Name)
+            and node.value.id == selfname)
 
 
-class _Finder(cst.CSTVisitor):
-    """Every ``self.name`` in a node, and whether one sits in a nested scope."""
-
-    def __init__(self, name: str, selfname: str):
-        self.name, self.selfname = name, selfname
-        self.count = 0
-        self.nested = False
-        self.depth = 0
-
-    def visit_Attribute(self, node):
-        if _is_self_attr(node, self.name, self.selfname):
-            self.count += 1
-            self.nested |= self.depth > 0
-
-    def on_visit(self, node) -> bool:
-        if isinstance(node, _SCOPES):
-            self.depth += 1
-        return super().on_visit(node)
-
-    def on_leave(self, original) -> None:
-        if isinstance(original, _SCOPES):
-            self.depth -= 1
-        super().on_leave(original)
+def _uses(node: ast.AST, name: str, selfname: str) -> tuple[int, bool]:
+    """How many ``self.name`` there are in a node, and whether one sits in a nested scope (the
+    node itself counts when it is one)."""
+    count, nested = 0, False
+    todo = [(node, False)]
+    while todo:
+        n, inner = todo.pop()
+        inner = inner or isinstance(n, _SCOPES)
+        if _is_self_attr(n, name, selfname):
+            count += 1
+            nested |= inner
+        todo.extend((c, inner) for c in ast.iter_child_nodes(n))
+    return count, nested
 
 
-def _uses(node, name, selfname) -> _Finder:
-    f = _Finder(name, selfname)
-    node.visit(f)
-    return f
-
-
-def _store(stmt, name: str, selfname: str) -> cst.Assign | None:
-    """``self.name = value`` as a simple statement of its own, else None."""
-    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign):
-        assign = stmt.body[0]
-        if len(assign.targets) == 1 and _is_self_attr(assign.targets[0].target, name, selfname):
-            return assign
+def _store(stmt, name: str, selfname: str) -> ast.Assign | None:
+    """``self.name = value`` as a statement of its own, else None."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and _is_self_attr(stmt.targets[0], name, selfname):
+        return stmt
     return None
 
 
@@ -186,107 +202,86 @@ def _walk_block(stmts, name, selfname, assigned: bool, state) -> bool | None:
     for stmt in stmts:
         assign = _store(stmt, name, selfname)
         if assign is not None:
-            f = _uses(assign.value, name, selfname)
-            if f.count and not assigned:
+            count, nested = _uses(assign.value, name, selfname)
+            if (count and not assigned) or nested:
                 return None
-            if f.nested:
-                return None
-            state["reads"] += f.count
+            state["reads"] += count
             state["stores"] += 1
             assigned = True
             continue
-        if isinstance(stmt, cst.If):
-            f = _uses(stmt.test, name, selfname)
-            if f.count and (not assigned or f.nested):
+        if isinstance(stmt, ast.If):
+            count, nested = _uses(stmt.test, name, selfname)
+            if count and (not assigned or nested):
                 return None
-            state["reads"] += f.count
-            body = _walk_block(stmt.body.body, name, selfname, assigned, state)
+            state["reads"] += count
+            body = _walk_block(stmt.body, name, selfname, assigned, state)
             if body is None:
                 return None
-            if stmt.orelse is None:
-                other = assigned
-            elif isinstance(stmt.orelse, cst.If):
-                other = _walk_block([stmt.orelse], name, selfname, assigned, state)
-            else:
-                other = _walk_block(stmt.orelse.body.body, name, selfname, assigned, state)
+            other = _walk_block(stmt.orelse, name, selfname, assigned, state) if stmt.orelse else assigned
             if other is None:
                 return None
             assigned = body and other
             continue
-        f = _uses(stmt, name, selfname)
-        if not f.count:
+        count, nested = _uses(stmt, name, selfname)
+        if not count:
             continue
-        if not assigned or f.nested or _stores_inside(stmt, name, selfname):
+        if not assigned or nested or _stores_inside(stmt, name, selfname):
             return None
-        state["reads"] += f.count
+        state["reads"] += count
     return assigned
 
 
-class _Targets(cst.CSTVisitor):
+def _targets(node: ast.AST) -> list[ast.AST]:
     """Every store target in a node: assignments of each kind, ``for``, ``with ... as``, ``:=``, ``del``."""
-
-    def __init__(self):
-        self.found: list = []
-
-    def on_visit(self, node) -> bool:
-        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.Del)):
-            self.found.append(node.target)
-        elif isinstance(node, cst.WithItem) and node.asname is not None:
-            self.found.append(node.asname.name)
-        return True
-
-
-def _targets(node) -> list:
-    v = _Targets()
-    node.visit(v)
-    return v.found
+    out: list[ast.AST] = []
+    for n in ast.walk(node):
+        if isinstance(n, ast.Assign):
+            out += n.targets
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.NamedExpr)):
+            out.append(n.target)
+        elif isinstance(n, ast.Delete):
+            out += n.targets
+        elif isinstance(n, ast.withitem) and n.optional_vars is not None:
+            out.append(n.optional_vars)
+    return out
 
 
 def _stores_inside(stmt, name, selfname) -> bool:
-    return any(_uses(t, name, selfname).count for t in _targets(stmt))
+    return any(_uses(t, name, selfname)[0] for t in _targets(stmt))
 
 
 class _ToLocal(cst.CSTTransformer):
-    def __init__(self, name: str, selfname: str):
-        self.name, self.selfname = name, selfname
+    def __init__(self, names: set[str], selfname: str):
+        self.names, self.selfname = names, selfname
 
     def leave_Attribute(self, original, updated):
-        if _is_self_attr(updated, self.name, self.selfname):
-            return cst.Name(self.name)
+        if (isinstance(updated.value, cst.Name) and updated.value.value == self.selfname
+                and updated.attr.value in self.names):
+            return cst.Name(updated.attr.value)
         return updated
 
 
-def _literal_stores(stmts, name: str) -> bool:
-    """Whether every store of the local ``name`` is a literal number, string, bool or None."""
-    v = _LiteralStores(name)
-    for s in stmts:
-        s.visit(v)
-    return v.ok and v.seen
-
-
-class _LiteralStores(cst.CSTVisitor):
-    def __init__(self, name):
-        self.name, self.ok, self.seen = name, True, False
-
-    def visit_Assign(self, node):
-        if any(isinstance(t.target, cst.Name) and t.target.value == self.name for t in node.targets):
-            self.seen = True
-            self.ok &= isinstance(node.value, (cst.Integer, cst.SimpleString)) or (
-                isinstance(node.value, cst.Name) and node.value.value in ("True", "False", "None"))
+def _literal_stores(tree: ast.AST, name: str, selfname: str) -> bool:
+    """Whether every store of ``self.name`` (the local to be) is a literal number, string, bool
+    or None."""
+    stores = [n.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
+              and any(_is_self_attr(t, name, selfname) for t in n.targets)]
+    return bool(stores) and all(isinstance(v, ast.Constant) and v.value is not Ellipsis
+                                and not isinstance(v.value, (float, complex)) for v in stores)
 
 
 def _all_names(node):
-    if isinstance(node, cst.Name):
+    if isinstance(node, ast.Name):
         return [node]
-    if isinstance(node, (cst.Tuple, cst.List)):
-        return [n for e in node.elements for n in _all_names(e.value)]
-    if isinstance(node, cst.StarredElement):
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return [n for e in node.elts for n in _all_names(e)]
+    if isinstance(node, ast.Starred):
         return _all_names(node.value)
     return []
 
 
 def _stored_names(node) -> set[str]:
-    return {n.value for t in _targets(node) for n in _all_names(t)}
+    return {n.id for t in _targets(node) for n in _all_names(t)}
 
 
 def _guard(stmt) -> tuple[cst.BaseExpression, cst.Assert] | None:

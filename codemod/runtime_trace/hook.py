@@ -144,7 +144,7 @@ class _Tracer:
                         seen_read.add(key)
                         tracer.record(t, "read", name, f, key[3])
                 return get(self, name)
-            cls.__getattribute__ = __getattribute__
+            cls.__getattribute__ = _hidden(__getattribute__)
         for hook, kind in (("__setattr__", "write"), ("__delattr__", "delete")):
             if hook not in hooks:
                 continue
@@ -158,7 +158,7 @@ class _Tracer:
                         tracer.record(t, _kind, name, f, key[3])
                 return _original(self, name, *value)
             wrapper.__name__ = hook
-            setattr(cls, hook, wrapper)
+            setattr(cls, hook, _hidden(wrapper))
 
     def wrap_subclasses(self, cls, t):
         """A subclass made later that defines a hook of its own gets that one wrapped too (one
@@ -242,3 +242,16 @@ def _keep_first(finder, event, args):
 
 _install()
 _chain()
+
+
+# The frame a wrapper adds between a caller and a property it reads must not move what counts
+# stack levels: ``warnings.warn(..., stacklevel=2)`` in the property would name the wrapper as
+# the warning's place (platformdirs' test_runtime_dir_warning_points_at_caller asserts it names
+# the test). The interpreter skips frames of a file named as importlib's bootstrap when it
+# counts levels, as it does for the import machinery's own frames.
+_INTERNAL = "<decouple trace hook: skipped like importlib._bootstrap>"
+
+
+def _hidden(fn):
+    fn.__code__ = fn.__code__.replace(co_filename=_INTERNAL)
+    return fn

@@ -215,6 +215,8 @@ class Sink(abc.ABC):
     pass
 '''
 
+SUBSINKS = "from .sinks import Sink\n\n\nclass SubSink(Sink):\n    pass\n"
+
 
 @pytest.mark.parametrize("user", [
     pytest.param('''
@@ -237,12 +239,88 @@ def read(x):
         return x.gamma
     return None
 ''', id="registered-through-the-module"),
+    pytest.param('''
+from .subsinks import SubSink
+from .sinks import Sink
+
+
+def read(x):
+    SubSink.register(type(x))
+    if isinstance(x, Sink):
+        return x.gamma
+    return None
+''', id="registered-on-an-abstract-subclass-defined-elsewhere"),
 ])
 def test_a_registration_spelt_through_another_name_is_found(tmp_path, user):
     """The search for registrations skips, unparsed, a receiver whose last name is no class of the
     tree and no alias of its file: an alias and a module path must still be found."""
-    fs = {"base.py": BASE, "child.py": CHILD, "sinks.py": SINKS, "user.py": user}
+    fs = {"base.py": BASE, "child.py": CHILD, "sinks.py": SINKS, "subsinks.py": SUBSINKS, "user.py": user}
     a, v = analyse(tmp_path / "a", fs)
     assert v.decision == "decouple" and "gamma" in a.kept
     before, after, patched = run_both(tmp_path / "b", fs, PROBE)
     assert patched is not None and after == before == "3 6\n"
+
+
+def test_near_miss_a_register_method_of_a_plain_class_registers_nothing(tmp_path):
+    """``Registry.register(...)`` on a class that is not abstract is its own method: no
+    ``isinstance`` against a class of the tree takes the registered class, so the nominal test
+    still rules the class out (and the file is not parsed for it)."""
+    user = (
+        "from .registry import Registry\n\n\nclass Other:\n    gamma = 0\n\n\n"
+        "def read(x):\n    Registry.register(type(x))\n    if isinstance(x, Other):\n        return x.gamma\n    return None\n"
+    )
+    registry = "class Registry:\n    seen = []\n\n    @classmethod\n    def register(cls, t):\n        cls.seen.append(t)\n"
+    fs = {"base.py": BASE, "child.py": CHILD, "registry.py": registry, "user.py": user}
+    a, v = analyse(tmp_path / "a", fs)
+    assert v.decision == "decouple" and "gamma" not in a.kept and not kept_by(a, "DC114")
+    before, after, patched = run_both(tmp_path / "b", fs, PROBE)
+    assert patched is not None and after == before == "3 None\n"
+
+
+PROTOS = '''
+from typing import Protocol, runtime_checkable
+
+
+@runtime_checkable
+class HasGamma(Protocol):
+    gamma: int
+'''
+
+
+@pytest.mark.parametrize("user, extra", [
+    pytest.param('''
+from typing import Protocol, runtime_checkable
+
+from .protos import HasGamma
+
+
+@runtime_checkable
+class HasGammaAndTotal(HasGamma, Protocol):
+    def total(self): ...
+
+
+def read(x):
+    return isinstance(x, HasGammaAndTotal)
+''', {"protos.py": PROTOS}, id="protocol-subclass-in-a-file-that-never-names-the-member"),
+    pytest.param('''
+from typing import Protocol as Proto, runtime_checkable
+
+
+@runtime_checkable
+class HasGamma(Proto):
+    gamma: int
+
+
+def read(x):
+    return isinstance(x, HasGamma)
+''', {}, id="protocol-imported-under-another-name"),
+])
+def test_a_protocol_found_through_its_bases_or_an_alias_keeps_what_it_tests(tmp_path, user, extra):
+    """The protocol files are parsed only when they name a member the class may drop or a
+    structural class found so far, or import Protocol under another name: the member a
+    protocol inherits from another file's, and a protocol whose base is an alias, still count."""
+    fs = {"base.py": BASE, "child.py": CHILD, "user.py": user, **extra}
+    a, v = analyse(tmp_path / "a", fs)
+    assert v.decision == "decouple" and "gamma" in kept_by(a, "DC114")
+    before, after, patched = run_both(tmp_path / "b", fs, PROBE)
+    assert patched is not None and after == before == "3 True\n"

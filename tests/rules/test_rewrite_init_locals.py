@@ -81,3 +81,45 @@ def test_near_miss_a_read_before_any_store(tmp_path):
     # The class's own code reads it before super().__init__ stores it: AttributeError stays one.
     _kept(tmp_path, CHILD.replace("        super().__init__(n, buf, other)",
                                   "        print(getattr(self, 'ways', None))\n        super().__init__(n, buf, other)"))
+
+
+RESTORED = '''
+class Parent:
+    def __init__(self, n):
+        self.alpha = n * 2
+        self._setup(n)
+        self.gamma = self.alpha + 1
+        self.pool = bytearray(1 << 20)
+
+    def _setup(self, n):
+        self.alpha = n + 10
+'''
+RESTORED_CHILD = '''
+from .base import Parent
+
+
+class Child(Parent):
+    def __init__(self, n):
+        super().__init__(n)
+
+    def look(self):
+        return self.gamma
+'''
+
+
+def test_near_miss_a_helper_the_init_calls_stores_it_again(tmp_path):
+    """``self._setup(n)`` stores ``alpha`` again between the __init__'s store and its read: a
+    local would hold the first value (a counterexample of the generator at --slow)."""
+    fs = {"base.py": RESTORED, "child.py": RESTORED_CHILD}
+    before, after, patched = run_both(tmp_path, fs, "from pkg.child import Child\nprint(Child(1).look(), Child(3).look())\n")
+    assert patched is not None and "self.gamma = self.alpha + 1" in patched
+    assert after == before == "12 14\n"
+
+
+def test_near_miss_a_copied_method_reads_it(tmp_path):
+    """The helper the __init__ calls, copied into the class for ``beta``, reads ``alpha``."""
+    fs = {"base.py": RESTORED.replace("        self.alpha = n + 10", "        self.beta = self.alpha * 10"),
+          "child.py": RESTORED_CHILD.replace("return self.gamma", "return self.gamma + self.beta")}
+    before, after, patched = run_both(tmp_path, fs, "from pkg.child import Child\nprint(Child(1).look(), Child(3).look())\n")
+    assert patched is not None and "self.gamma = self.alpha + 1" in patched
+    assert after == before == "23 67\n"
