@@ -307,14 +307,6 @@ class Index:
             self._modules[rel] = self._parse(rel)
         return self._modules[rel]
 
-    def passing(self, rel: str) -> ModuleInfo | None:
-        """``module(rel)`` for work that keeps nothing of the module (names, not nodes): the one
-        the index holds, else a parse that is not kept. Most files such a search reads are asked
-        nothing else, and a tree holds some thirty times its text's size."""
-        if self.meter is not None:
-            self.meter(rel)
-        return self._modules[rel] if rel in self._modules else self._parse(rel)
-
     def _parse(self, rel: str) -> ModuleInfo | None:
         text = self.tree.text(rel)
         if text is None:

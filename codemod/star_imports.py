@@ -67,6 +67,15 @@ def literal_all(mod) -> set[str] | None:
     return None
 
 
+def passing(index, rel: str):
+    """``index.module(rel)`` for work that keeps names of it, not nodes: the module the index
+    holds, else a parse that is not kept. Most files such a search reads are asked nothing
+    else, and a parsed tree takes some thirty times its text's size."""
+    if index.meter is not None:
+        index.meter(rel)
+    return index._modules[rel] if rel in index._modules else index._parse(rel)
+
+
 class _Facts(NamedTuple):
     listed: set[str] | None  # a literal ``__all__``
     bound: set[str]  # its own top-level names and the names its imports bind
@@ -118,7 +127,7 @@ class Exports:
             if index.meter is not None:
                 index.meter(rel)  # charged as a module asked for, as when the index parsed it for this
         else:
-            mod = index.passing(rel)
+            mod = passing(index, rel)
             self._facts[rel] = None if mod is None else _Facts(literal_all(mod), mod.own_names | mod.imports.keys(),
                                                                 tuple(mod.star_modules))
         return self._facts[rel]

@@ -52,6 +52,7 @@ import re
 from ..ast_util import binding_count, dotted_name
 from ..index import enclosing
 from ..model import Evidence, Receiver
+from ..star_imports import passing
 
 ID = "DC114"
 NAME = "keep-structural-tests"
@@ -159,7 +160,7 @@ def _registrations(index) -> set[str]:
     out: set[str] = set()
     for rel, (spelt, aliased) in spelt_in.items():
         spelt = aliased | {r for r in spelt if r.rsplit(".", 1)[-1] in abstract}
-        mod = index.passing(rel) if spelt else None  # only names come out of it
+        mod = passing(index, rel) if spelt else None  # only names come out of it
         if mod is None:
             continue
         for node in mod.attributes.get("register", ()):
