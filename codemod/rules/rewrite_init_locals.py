@@ -60,11 +60,12 @@ def eligible(ctx) -> set[str]:
         elsewhere = member is not None and any(m != "__init__" for m, _ in member.assigned_in)
         if evs and all(e.rule == "DC105" for e in evs) and n not in a.cls.members and not elsewhere:
             names.add(n)
-    # Named by a method copied into the class (read there, or by a string): the attribute stays.
-    for k in a.kept:
-        node = a.members.get(k, (None,))[0]
-        node = node.node if node is not None else None
-        if names and k != "__init__" and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    # Named by the class's other code, its own or a method copied into it (read there, or by a
+    # string): the attribute stays.
+    copied = [m.node for m in (a.members.get(k, (None,))[0] for k in a.kept) if m is not None]
+    own = [s for s in a.cls.node.body if not (isinstance(s, ast.FunctionDef) and s.name == "__init__")]
+    for node in (*copied, *own):
+        if names and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name != "__init__" or node in own:
             names -= {x.attr if isinstance(x, ast.Attribute) else x.value for x in ast.walk(node)
                       if isinstance(x, ast.Attribute) or (isinstance(x, ast.Constant) and isinstance(x.value, str))}
     if not names:
@@ -85,13 +86,6 @@ def eligible(ctx) -> set[str]:
 
 def apply(ctx, body: list) -> list:
     names = eligible(ctx)
-    if not names:
-        return body
-    # The class's other code, its own and what was copied in (a helper the __init__ calls, which
-    # may store the attribute again between the store and the read), must not name it at all.
-    code = cst.Module([]).code_for_node
-    rest = "\n".join(code(s) for s in body if not (isinstance(s, cst.FunctionDef) and s.name.value == "__init__"))
-    names = {n for n in names if not re.search(rf"\.{re.escape(n)}\b|['\"]{re.escape(n)}['\"]", rest)}
     if not names:
         return body
     out = []
