@@ -62,12 +62,14 @@ def eligible(ctx) -> set[str]:
             names.add(n)
     # Named by the class's other code, its own or a method copied into it (read there, or by a
     # string): the attribute stays.
-    copied = [m.node for m in (a.members.get(k, (None,))[0] for k in a.kept) if m is not None]
-    own = [s for s in a.cls.node.body if not (isinstance(s, ast.FunctionDef) and s.name == "__init__")]
-    for node in (*copied, *own):
-        if names and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name != "__init__" or node in own:
-            names -= {x.attr if isinstance(x, ast.Attribute) else x.value for x in ast.walk(node)
-                      if isinstance(x, ast.Attribute) or (isinstance(x, ast.Constant) and isinstance(x.value, str))}
+    def not_init(node) -> bool:
+        return not (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "__init__")
+
+    copied = [m.node for m in (a.members.get(k, (None,))[0] for k in a.kept)
+              if m is not None and isinstance(m.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not_init(m.node)]
+    own = [s for s in a.cls.node.body if not_init(s)]
+    names -= {x.attr if isinstance(x, ast.Attribute) else x.value for node in (*copied, *own) for x in ast.walk(node)
+              if isinstance(x, ast.Attribute) or (isinstance(x, ast.Constant) and isinstance(x.value, str))}
     if not names:
         return names
     hierarchy = [a.cls, *ctx.index.subclasses_deep(a.cls)]
