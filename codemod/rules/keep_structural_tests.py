@@ -61,6 +61,7 @@ _PROTOCOLS = {"typing.Protocol", "typing_extensions.Protocol"}
 _ABC_META = {"abc.ABCMeta"}
 _HOOKS = ("__instancecheck__", "__subclasscheck__")  # on a metaclass; __subclasshook__ on the class
 _REGISTER = re.compile(r"\.register\b")
+_SELF_ABSTRACT = {"ABC", "Protocol"}  # abstract by their own qualified name, bases or none
 _STDLIB = {"os.PathLike", "contextlib.AbstractContextManager", "contextlib.AbstractAsyncContextManager",
            "io.IOBase", "io.RawIOBase", "io.BufferedIOBase", "io.TextIOBase", "abc.ABC"}
 _STDLIB_MODULES = ("numbers.", "importlib.abc.")
@@ -181,10 +182,15 @@ def _abstract_names(index, names: set[str]) -> set[str]:
     if not names:
         return set()
     tree = index.tree
-    rx = re.compile(r"class[ \t]+(" + "|".join(map(re.escape, sorted(names))) + r")\b")
+    rx = re.compile(r"class[ \t]+(" + "|".join(map(re.escape, sorted(names))) + r")\b(\s*(?:\(\s*\))?\s*:)?")
     defined: dict[str, list[str]] = {}
     for rel in tree.files_with_words(tuple(sorted(names))):
-        for name in set(rx.findall(tree.searchable(rel) or "")):
+        # A definition without bases or keywords (``class Registry:``) has no ancestor and no
+        # metaclass, so ``_abstract`` is false for it (unless it is itself ``abc.ABC`` or a
+        # ``Protocol``): a file whose every definition of the name is one is not parsed for it.
+        # Any other spelling (bases, a keyword, a type parameter) is.
+        with_bases = {name for name, plain in rx.findall(tree.searchable(rel) or "") if not plain or name in _SELF_ABSTRACT}
+        for name in with_bases:
             defined.setdefault(name, []).append(rel)
     out = set()
     for name, rels in defined.items():

@@ -277,6 +277,22 @@ def test_near_miss_a_register_method_of_a_plain_class_registers_nothing(tmp_path
     assert patched is not None and after == before == "3 None\n"
 
 
+@pytest.mark.parametrize("sinks", [
+    pytest.param("import abc\nimport sys\n\nif sys.version_info >= (3,):\n    class Sink(abc.ABC):\n        pass\nelse:\n    class Sink:\n        pass\n",
+                 id="a-bare-definition-beside-one-with-a-base"),
+    pytest.param("import abc\n\n\nclass Sink(\n    abc.ABC,\n):\n    pass\n", id="the-bases-on-lines-of-their-own"),
+])
+def test_an_abstract_class_also_spelt_without_bases_is_read(tmp_path, sinks):
+    """Class statements without bases are decided unparsed (no ancestor, no metaclass): a file
+    that also defines the name with bases, or spells its bases on other lines, is still read."""
+    user = "from .sinks import Sink\n\n\ndef read(x):\n    Sink.register(type(x))\n    if isinstance(x, Sink):\n        return x.gamma\n    return None\n"
+    fs = {"base.py": BASE, "child.py": CHILD, "sinks.py": sinks, "user.py": user}
+    a, v = analyse(tmp_path / "a", fs)
+    assert v.decision == "decouple" and "gamma" in a.kept
+    before, after, patched = run_both(tmp_path / "b", fs, PROBE)
+    assert patched is not None and after == before == "3 6\n"
+
+
 PROTOS = '''
 from typing import Protocol, runtime_checkable
 
