@@ -11,6 +11,7 @@ of the changed lines and DC611 the comments to review.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -19,7 +20,7 @@ from .check import findings
 from .ast_util import source_segment
 from .cst_util import Located, ModuleCode, comment_line, rename
 from .model import ClassAnalysis, ClassPlan, ModulePatch
-from .index import ModuleInfo
+from .index import ModuleInfo, enclosing
 from .rules import (
     rewrite_bind_names, rewrite_copy_members, rewrite_flag_comments, rewrite_format, rewrite_init_locals, rewrite_inline_init, rewrite_place_reads, rewrite_reparent,
     rewrite_super_fallback, unsafe_generic_base, unsafe_slots,
@@ -174,6 +175,19 @@ def parse_ahead(analyses: list[ClassAnalysis], parsed: dict[str, Located]) -> No
             pass
 
 
+def _defs_around(info: ModuleInfo, here: Located, cls: ast.ClassDef, node: cst.ClassDef) -> set[int] | None:
+    """The libcst nodes of ``cls`` and of the functions and classes around it (by ``ast``
+    position); None when one of them does not pair, and the transform must enter everything."""
+    out = {id(node)}
+    for anc in enclosing(info, cls):
+        if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            got = here.compound.get(anc.lineno)
+            if not isinstance(got, (cst.FunctionDef, cst.ClassDef)) or got.name.value != anc.name:
+                return None
+            out.add(id(got))
+    return out
+
+
 def rewrite_module(index, analyses: list[ClassAnalysis], markers: bool = True, presented: bool = True,
                    parsed: dict[str, Located] | None = None, keep_parent=None) -> ModulePatch:
     """Rewrite every decoupled class of one module, then fix the module's imports.
@@ -189,6 +203,9 @@ def rewrite_module(index, analyses: list[ClassAnalysis], markers: bool = True, p
     here = parsed.pop(cinfo.rel, None) or Located.parse(before, cinfo.tree)
     parents: dict[str, Located] = {cinfo.rel: here}
     rewriters: dict[int, ClassRewrite] = {}
+    # The definitions the transform enters: the classes rewritten and the definitions around
+    # them (None: all). The others, most of a module, are left unvisited, so unchanged.
+    enter: set[int] | None = set()
     needed_bases = []
     for a in analyses:
         pinfo = a.parent.module
@@ -201,12 +218,22 @@ def rewrite_module(index, analyses: list[ClassAnalysis], markers: bool = True, p
         node = here.compound.get(a.cls.node.lineno)
         if not isinstance(node, cst.ClassDef):
             node = next(n for n in here.compound.values() if isinstance(n, cst.ClassDef) and n.name.value == a.cls.name)
+            enter = None  # positions that do not pair: every definition is entered
+        if enter is not None:
+            around = _defs_around(cinfo, here, a.cls.node, node)
+            enter = None if around is None else enter | around
         rewriters[id(node)] = ClassRewrite(a, here, parents[pinfo.rel], pinfo, refs, pidx, aliases, markers=markers, index=index,
                                            keep_parent=keep_parent)
 
     class Apply(cst.CSTTransformer):
         def visit_SimpleStatementLine(self, node):
             return False  # no class inside; expressions are most of the nodes of a module
+
+        def visit_FunctionDef(self, node):
+            return enter is None or id(node) in enter
+
+        def visit_ClassDef(self, node):
+            return enter is None or id(node) in enter
 
         def leave_ClassDef(self, original, updated):
             rw = rewriters.get(id(original))
