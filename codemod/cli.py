@@ -95,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "site-packages. Default: the project of the working folder (the nearest folder up with "
                           "[tool.decouple] in its pyproject.toml, else with a pyproject.toml, setup.cfg, setup.py or .git)")
     p.add_argument("--class", dest="classes", action="append", metavar="NAME", default=[],
-                   help="class to decouple: Name or package.module:Name (repeatable); a name not found is an error "
+                   help="class to decouple: Name, package.module:Name or package.module.Name (repeatable); a name not found is an error "
                         "that suggests the closest class names of the tree")
     p.add_argument("--parent", metavar="NAME",
                    help="the parent to decouple from, a direct base of each --class (if not: exit 2, unless the tool's "
@@ -331,6 +331,9 @@ def entry() -> None:  # pragma: no cover - the console script
     except KeyboardInterrupt as exc:  # a second Ctrl-C before the first was acted on
         code = interrupted(exc)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the run is over: nothing left to stop
+    # A run that ended early (a usage error once the word index's workers had started) leaves
+    # workers that nobody joins, and os._exit does not end daemonic children as exit does.
+    end_workers()
     try:
         sys.stdout.flush()
         sys.stderr.flush()

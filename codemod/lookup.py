@@ -50,8 +50,17 @@ def find_class_by_name(index: Index, name: str) -> list[ClassInfo]:
     return out
 
 
+DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+
+
 def lookup(index: Index, spec: str) -> ClassInfo:
-    """``Name`` or ``package.module:Name``; exit 2 on none or several."""
+    """``Name``, ``package.module:Name`` or ``package.module.Name``; exit 2 on none or several.
+
+    The dotted spelling, as a traceback or an import statement shows it, is the colon one with
+    its last dot for the colon (a class nested in another is not looked up either way)."""
+    if ":" not in spec and DOTTED.fullmatch(spec):
+        modname, _, clsname = spec.rpartition(".")
+        spec = f"{modname}:{clsname}"
     if ":" in spec:
         modname, _, clsname = spec.partition(":")
         mod = index.module_by_name(modname)
@@ -63,7 +72,7 @@ def lookup(index: Index, spec: str) -> ClassInfo:
             raise UsageError(f"class {clsname} not found in module {modname}{did_you_mean(clsname, mod.classes)}")
         return cls
     if not re.fullmatch(r"[A-Za-z_]\w*", spec):
-        raise UsageError(f"--class/--parent takes Name or package.module:Name, got {spec!r}")
+        raise UsageError(f"--class/--parent takes Name, package.module:Name or package.module.Name, got {spec!r}")
     found = find_class_by_name(index, spec)
     if not found:
         raise UsageError(f"class {spec} not found under {display_path(index.tree.root)}{did_you_mean(spec, class_names(index))}")

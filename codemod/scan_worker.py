@@ -34,12 +34,15 @@ def scan_in_worker(analyzer: Analyzer, pairs, base) -> "WorkerScans":
     tree = analyzer.index.tree
     if len(pairs) < 2 or len(tree.files) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
         return WorkerScans(None, None, set(), tree)
+    # The word index is finished here, before the fork: a child cannot join the processes that
+    # build it (they are its parent's), and would scan nothing while this process scans everything.
+    tree.word_index  # noqa: B018 - a cached property, built on first access
     by_size = sorted(range(len(pairs)), key=lambda i: (-_lines(pairs[i][1]), i))
     theirs = sorted(by_size[0::2])
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
     # A forked child inherits the analyzer as it is: nothing is pickled on the way in.
-    proc = ctx.Process(target=_worker_scans, args=(send, analyzer, pairs, base, theirs), daemon=True)
+    proc = ctx.Process(target=_worker_scans, args=(send, receive, analyzer, pairs, base, theirs), daemon=True)
     with forking():
         proc.start()
     send.close()
@@ -88,11 +91,12 @@ class WorkerScans:
             self.proc.join()
 
 
-def _worker_scans(send, analyzer: Analyzer, pairs, base, indices: list[int]) -> None:  # pragma: no cover - the child
+def _worker_scans(send, receive, analyzer: Analyzer, pairs, base, indices: list[int]) -> None:  # pragma: no cover - the child
     in_child()
     # Whatever happens here (the main process stopped reading, a scan failed), the worker says
     # nothing and the main process does the work: it leaves at once, and never by an exception.
     try:
+        receive.close()  # the read end: a send to a main process that has gone fails instead of waiting for ever
         tree = analyzer.index.tree
         at(tree.test_hook, "scan-worker", in_worker=True)
         analyzer.progress = None

@@ -121,6 +121,7 @@ class _Build:
         self.chunks = [ids[k:k + CHUNK] for k in range(0, len(ids), CHUNK)]
         self.workers: list = []
         self.next = None  # the shared counter of claimed chunks, when there are workers
+        self.pid = os.getpid()  # the process that started the workers, the only one that may join them
         jobs = _jobs(len(ids))
         if jobs == 1:
             return
@@ -131,7 +132,8 @@ class _Build:
         with forking():
             for k in range(jobs - 1):
                 receive, send = ctx.Pipe(duplex=False)
-                proc = ctx.Process(target=_worker, args=(self, send, k), daemon=True)
+                theirs = [r for _, r in self.workers] + [receive]
+                proc = ctx.Process(target=_worker, args=(self, send, k, theirs), daemon=True)
                 proc.start()
                 send.close()
                 self.workers.append((proc, receive))
@@ -170,6 +172,8 @@ class _Build:
 
     def finish(self) -> tuple[list[dict], dict[int, Meta]]:
         """The parts of the index (this process's, then each worker's), and every file's Meta."""
+        if os.getpid() != self.pid:  # a forked child would read its parent's pipes and join nobody
+            raise RuntimeError("the word index is finished only in the process that began it")
         index, meta = self.run(packed=False)
         parts = [index]
         for proc, receive in self.workers:
@@ -190,9 +194,13 @@ class _Build:
         return parts, meta
 
 
-def _worker(build: _Build, send, k: int) -> None:  # pragma: no cover - the child
+def _worker(build: _Build, send, k: int, readers: list) -> None:  # pragma: no cover - the child
     in_child()
     try:
+        # The read ends this child inherited: with them closed, a send to a main process that
+        # has gone fails at once (broken pipe) instead of waiting for ever for a reader.
+        for receive in readers:
+            receive.close()
         if k == 0:
             at(build.hook, "word-index-worker", in_worker=True)
         send.send_bytes(marshal.dumps(build.run(packed=True)))

@@ -167,6 +167,19 @@ def test_misspelled_names_suggest_the_closest(tmp_path):
     assert code == 2 and err == f"decouple: error: class Zebra not found under {shown}\n"
 
 
+def test_the_dotted_spelling_names_the_class_as_the_colon_one_does(tmp_path):
+    """``pkg.child.Child``, as a traceback or an import spells it: the same run as ``pkg.child:Child``."""
+    code, out, err = run_cli(CASE, "--class", "pkg.child:Child", "--check")
+    assert (run_cli(CASE, "--class", "pkg.child.Child", "--check")) == (code, out, err)
+    assert code == 1 and "Child" in out
+    shown = display_path(CASE)
+    code, out, err = run_cli(CASE, "--class", "pkg.chidl.Child", "--check")
+    assert (code, out) == (2, "")
+    assert err == f"decouple: error: module pkg.chidl not found under {shown}; did you mean pkg.child?\n"
+    code, _, err = run_cli(CASE, "--class", "pkg.child.Chidl", "--check")
+    assert code == 2 and err.endswith("class Chidl not found in module pkg.child; did you mean Child?\n")
+
+
 def test_cli_reference_synopsis_lists_every_option_as_optional():
     import re
 

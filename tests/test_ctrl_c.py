@@ -154,3 +154,15 @@ def test_without_the_hook_the_same_runs_finish(tmp_path):
     assert code == 0 and "decouple: interrupted" not in err
     code, _, err = run(tree, ".", *CHILDREN, "--write", "--no-cache", cache=tmp_path / "cache")
     assert code == 0 and "interrupted" not in err and tree_hashes(tree) != before
+
+
+def test_a_usage_error_after_the_workers_started_leaves_no_process(tmp_path):
+    """The one-line error of a name looked up once the word index's workers run: each worker
+    has more to send than a pipe holds, and nobody reads it any more; none may outlive the run
+    (nor keep the pipe that the caller reads the output from open)."""
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("the word index has a worker process from 2 cores")
+    words = "\n".join(f"def f{{i}}_{k}(a{{i}}_{k}):\n    return a{{i}}_{k}\n" for k in range(40))
+    tree = project(tmp_path / "p", **{f"shop__m{i}_py": words.format(i=i) for i in range(1100)})
+    code, out, err = run(tree, ".", "--class", "nowhere:Thing", "--no-cache", cache=tmp_path / "cache")
+    assert (code, out) == (2, "") and err.startswith("decouple: error: module nowhere not found"), err

@@ -254,6 +254,31 @@ def test_scans_in_a_worker_give_the_report_of_one_process(root, monkeypatch):
 _REPLAYED: list[str] = []
 
 
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="workers need fork")
+def test_the_worker_scans_when_no_lookup_needed_the_word_index(monkeypatch):
+    """Classes named ``module:Name`` need no word index to be found: the scan worker is forked
+    while the index's own workers still run, and it cannot join them (they are its parent's).
+    It must still scan its half, not leave every class to this process."""
+    from codemod import scan_worker
+    from codemod.analyse import Analyzer
+
+    root = FIXTURES / "rewrite" / "inline_init" / "input"
+    monkeypatch.setattr(scan_worker, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(word_index, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(word_index, "_jobs", lambda n: 2)
+    replayed = []
+    real = Analyzer.replay
+    monkeypatch.setattr(Analyzer, "replay", lambda self, st, s: (replayed.append(st.a.cls.name), real(self, st, s)))
+    tree = Tree.open(root)
+    index = Index(tree)
+    specs = sorted({c.cli_name for rel in tree.files if (m := index.module(rel)) for c in m.classes.values() if c.bases})
+    assert len(specs) >= 2 and all(":" in s for s in specs)
+    tree = Tree.open(root)
+    tree.begin_word_index()
+    analyse_all(Index(tree), specs, None, None)
+    assert replayed
+
+
 def _worker_always_busy(monkeypatch):
     """The worker taken to be still scanning whenever this process asks: it prepares every one
     of the worker's classes before their scans come back (on a small tree the worker is
