@@ -12,8 +12,9 @@ decorators, docstring and comments, under a marker comment naming its origin.
 ## Why
 After reparenting, the class no longer inherits them, and something uses them.
 
-A class attribute of the parent that the class binds itself is not copied: the class's own
-binding is the one its instances saw (the parent's is kept where the parent's ``__init__`` stores
+A class attribute, method or property of the parent that the class binds itself is not copied
+(unless ``super()`` reads it, under a private name: DC609): the class's own binding is the one its
+instances saw (the parent's is kept where the parent's ``__init__`` stores
 over it on the instance, so that the slice keeps that store).
 
 A private identifier (``self.__x``, which Python reads as ``self._P__x`` in the parent's body) is
@@ -87,6 +88,10 @@ def apply(ctx, body):
                 into.append(rewrite_super_fallback.alias_node(ctx, name))
             ctx.plan.inlined.append(f"class attribute `{name}` (its value differs from the new base's)")
         elif m.kind in ("method", "property"):
+            if overridden and name not in fallbacks:
+                # C's own definition is the one C's instances ran; a copy under the same name,
+                # after it, would replace it. A rule that keeps such a member keeps nothing to copy.
+                continue
             nodes = [n for n in owner.node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
             for i, n in enumerate(nodes):
                 node = ctx.p.stmt(n)

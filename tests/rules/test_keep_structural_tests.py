@@ -340,3 +340,31 @@ def test_a_protocol_found_through_its_bases_or_an_alias_keeps_what_it_tests(tmp_
     assert v.decision == "decouple" and "gamma" in kept_by(a, "DC114")
     before, after, patched = run_both(tmp_path / "b", fs, PROBE)
     assert patched is not None and after == before == "3 True\n"
+
+
+OVERRIDING_CHILD = CHILD + '''
+    def describe(self):
+        return "child"
+'''
+
+
+def test_what_the_class_overrides_is_what_the_test_finds(tmp_path):
+    """The test asks for ``describe``, which the class defines itself: the parent's is no answer to
+    it, and is not kept (a copy under the same name, after the class's own, would replace it)."""
+    user = '''
+from typing import Protocol, runtime_checkable
+
+
+@runtime_checkable
+class Describes(Protocol):
+    def describe(self): ...
+
+
+def read(x):
+    return x.describe() if isinstance(x, Describes) else None
+'''
+    fs = {"base.py": BASE, "child.py": OVERRIDING_CHILD, "user.py": user}
+    a, v = analyse(tmp_path / "a", fs)
+    assert v.decision == "decouple" and "describe" not in a.kept and not kept_by(a, "DC114")
+    before, after, patched = run_both(tmp_path / "b", fs, PROBE)
+    assert patched is not None and patched.count("def describe") == 1 and after == before == "3 child\n"
