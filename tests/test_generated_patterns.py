@@ -21,7 +21,7 @@ and a table keyed by class that a walk along the instance's MRO looks up; comput
 spelt as literals, read from data, or applied through ``**kwargs``; and the shapes of issue 37:
 a logger named after the module in the parent's ``__init__``, a kept file or event whose header or
 ``set()`` the slice would drop, ``singledispatchmethod`` registrations under ``_``, and a guard on a
-runtime-checkable Protocol. The tool runs on each; where it
+runtime-checkable Protocol (for a method of the child's own, or one it overrides). The tool runs on each; where it
 patches, a probe runs against the original and the patched package in fresh interpreters, and
 their transcripts must be equal, as must every attribute the patched instance still has.
 A decline or a refusal is never a failure; a patch that changes behaviour is.
@@ -45,14 +45,16 @@ from hypothesis import strategies as st
 from codemod.cli import main as decouple_main
 
 ATTRS = ["alpha", "beta", "gamma", "delta"]
-HIDDEN = ["logger", "journal", "event", "dispatch", "protocol"]
+HIDDEN = ["logger", "journal", "event", "dispatch", "protocol", "protocol-overridden"]
 # What each hidden shape adds: lines of the parent's __init__, parent methods, what the child's look() returns.
 _HIDDEN_INIT = {"logger": ["        self.log_name = logging.getLogger(__name__).name"],
                 "journal": ["        self.journal = io.StringIO()", "        self.journal.write('header;')"],
                 "event": ["        self.ready = threading.Event()", "        self.ready.set()"]}
 _HIDDEN_METHODS = {"dispatch": "    @functools.singledispatchmethod\n    def fmt(self, x):\n        return 'obj'\n\n"
                                "    @fmt.register\n    def _(self, x: int):\n        return 'int:' + self.label\n\n"
-                               "    @fmt.register\n    def _(self, x: str):\n        return 'str'\n"}
+                               "    @fmt.register\n    def _(self, x: str):\n        return 'str'\n",
+                    # The guard asks for a method the parent defines and the child overrides.
+                    "protocol-overridden": "    def look(self):\n        return 'parent look'\n"}
 _HIDDEN_LOOK = {"logger": ["self.log_name"], "journal": ["self.journal.getvalue()"], "event": ["self.ready.is_set()"],
                 "dispatch": ["self.fmt(1)", "self.fmt('a')", "self.fmt(2.5)"]}
 _PROTOCOL = ("\n\nfrom typing import Protocol, runtime_checkable\n\n\n@runtime_checkable\nclass HasLook(Protocol):\n"
@@ -386,11 +388,12 @@ def render(p) -> tuple[dict[str, str], str]:
              "duck-kept": ["duck(c)"], "reduce": ["wire_reduce(c)"], "dispatch": ["dispatch(c)"], "spelt": ["spelt(c)"],
              "spelt-constant": ["spelt_constant(c)"], "data-name": ["from_data(c)"],
              "kwargs-reduce": [f"render_kw(((\'b\', [\'{p['carrier_reads']}\']),), b=c)"]}[p["carrier"]]
-    seen += ["proto(c)"] if "protocol" in hidden else []
+    protocol = "protocol" in hidden or "protocol-overridden" in hidden
+    seen += ["proto(c)"] if protocol else []
     outside = ", ".join(seen) or "None"
     names = sorted(set(re.findall(r"^(?:class|def) (\w+)", CARRIERS[p["carrier"]], re.M)) | {"Other"})
     user = f"from .carrier import {', '.join(names)}\n\n\ndef peek(c):\n    return [{outside}]\n"
-    if "protocol" in hidden:
+    if protocol:
         user += _PROTOCOL
     if p["carrier"] in ("reduce", "kwargs-reduce"):
         # getattr by a computed name on an object of unknown type is listed, not refused (DC301's
@@ -520,6 +523,7 @@ def test_generated_patterns_behave_the_same(tmp_path_factory, request):
     @example(p=HIDDEN_EXAMPLES[2])
     @example(p=HIDDEN_EXAMPLES[3])
     @example(p=HIDDEN_EXAMPLES[4])
+    @example(p=HIDDEN_EXAMPLES[5])
     @example(p=PATCHED_EXAMPLES[0])
     @example(p=PATCHED_EXAMPLES[1])
     @example(p=PATCHED_EXAMPLES[2])
