@@ -155,6 +155,18 @@ LIBS: dict[str, dict] = {
     # the campaign of issue 37's ninth library (DC115's): a src layout, typed, ABC + mixins
     "platformdirs": dict(version="4.14.5", root="src", packages=["platformdirs"],
                          test_deps=["pytest", "pytest-mock", "appdirs==1.4.4"], pytest=["tests"]),
+    # libraries no campaign used (deep hierarchies: dialects, generators and
+    # expressions, locales; construct 2.10.70's sdist lacks tests/declarativeunittest.py)
+    "sqlglot": dict(version="30.31.0", root=".", packages=["sqlglot"],
+                    test_deps=["pytest", "setuptools_scm", "python-dateutil", "pytz", "duckdb",
+                               "pandas"],
+                    pytest=["tests"]),
+    "boltons": dict(version="26.2.0", root=".", packages=["boltons"], test_deps=["pytest"],
+                    pytest=["tests"]),
+    "arrow": dict(version="1.4.0", root=".", packages=["arrow"],
+                  test_deps=["pytest", "pytest-mock", "pytz==2025.2", "simplejson",
+                             "dateparser"],
+                  pytest=["tests"]),
 }
 
 # A pytest plugin (written to the work dir, loaded with -p): deselects the node ids listed in
