@@ -530,7 +530,7 @@ def run_decouple(cand: dict, root: Path, out: Path, timeout: int) -> dict:
     wall = round(time.monotonic() - t0, 2)
     rec = dict(rc=cp.returncode, wall_s=wall, stderr=cp.stderr[-4000:].strip(),
                stdout_tail=cp.stdout[-1000:].strip())
-    rec["traceback"] = ("Traceback" in cp.stderr or "internal error" in cp.stderr.lower()
+    rec["traceback"] = ("Traceback (most recent call last)" in cp.stderr or "internal error" in cp.stderr.lower()
                         or cp.returncode not in (0, 2, 3))
     rec["timed_out"] = cp.returncode == 124
     rep = out / "report.json"
@@ -628,7 +628,7 @@ def run_traced(cands: list[dict], pristine: Path, out: Path, spec: dict, lib: di
     rec = dict(rc=cp.returncode, wall_s=round(time.monotonic() - t0, 1), command=cmd,
                stderr=cp.stderr[-4000:].strip(), per_class={},
                untraced=dict(seconds=plain_s, exit_status=pcp.returncode))
-    rec["traceback"] = ("Traceback" in cp.stderr or "internal error" in cp.stderr.lower()
+    rec["traceback"] = ("Traceback (most recent call last)" in cp.stderr or "internal error" in cp.stderr.lower()
                         or cp.returncode not in (0, 2, 3))
     rep = out / "report.json"
     if rep.exists():

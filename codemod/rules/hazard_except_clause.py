@@ -44,7 +44,7 @@ def check(st, mod, rel: str, node: ast.AST) -> bool:
     if spec is None:
         return True
     a, p = st.a, st.a.parent
-    types = type_refs(mod, spec)
+    types = type_refs(st, mod, spec)
     if p.qualname not in types or a.cls.qualname in types or names_a_kept_ancestor(st, types):
         return True
     a.hazards.append(Hazard(rel, node.lineno, f"{what} catching {ast.unparse(spec)[:80]} would no longer catch {a.cls.name} after reparenting", rule=ID))

@@ -2,7 +2,9 @@
 
 ## What it does
 Finds ``isinstance(x, P)`` and ``issubclass(x, P)`` (``P`` alone or in a tuple) anywhere in
-the tree. Unless the same test also names the class or one of the ancestors it keeps, or
+the tree, ``P`` named by its module or through a re-export (``pkg.P``, where ``pkg``'s
+``__init__`` imports it by name or by ``*``), or a module alias (``pkg.exp.P``, where ``pkg``
+binds ``exp`` to the module holding it); ``qualified``, which DC202, DC205, DC206 and DC207 share. Unless the same test also names the class or one of the ancestors it keeps, or
 (for ``isinstance``) ``x`` cannot be an instance of the class, or the check sits in the
 parent's own code that is not copied, it is a hazard that changes meaning.
 
@@ -38,7 +40,7 @@ def check(st, flow, mod, rel: str, node: ast.AST) -> bool:
     a, p = st.a, st.a.parent
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "issubclass") and len(node.args) == 2):
         return False
-    types = type_refs(mod, node.args[1])
+    types = type_refs(st, mod, node.args[1])
     if p.qualname not in types:
         return True
     if a.cls.qualname in types or names_a_kept_ancestor(st, types):
@@ -58,9 +60,36 @@ def names_a_kept_ancestor(st, types: list[str]) -> bool:
     return any(t in kept for t in types if t != a.parent.qualname)
 
 
-def type_refs(mod, spec: ast.AST) -> list[str]:
+def type_refs(st, mod, spec: ast.AST) -> list[str]:
     elts = spec.elts if isinstance(spec, (ast.Tuple, ast.List)) else [spec]
-    return [mod.qualify(e) for e in elts if dotted_name(e)]
+    return [qualified(st, mod, e) for e in elts if dotted_name(e)]
+
+
+def qualified(st, mod, expr: ast.AST) -> str:
+    """The qualified name a type expression refers to; the parent's own when it reaches the parent
+    through a re-export (``nodes.Property``, ``nodes`` a package whose ``__init__`` imports it, by
+    name or by ``*``) or a module alias. Only a name spelt like the parent's is followed: a re-export of the class
+    or of a kept ancestor that is not followed leaves a hazard standing, the safe side."""
+    q = mod.qualify(expr)
+    p = st.a.parent
+    if q != p.qualname and q.rpartition(".")[2] == p.name:
+        c = _through_modules(st.index, q)
+        if c is not None:
+            return c.qualname
+    return q
+
+
+def _through_modules(index, q: str, depth: int = 8):
+    """``index.resolve_class``, the module part read through module aliases too: ``pkg.exp.P``
+    where ``pkg/__init__.py`` binds ``exp`` by ``from pkg import expressions as exp``."""
+    c = index.resolve_class(q)
+    if c is not None or depth == 0:
+        return c
+    modname, _, name = q.rpartition(".")
+    head, _, attr = modname.rpartition(".")
+    holder = index.module_by_name(head) if head else None
+    target = holder.imports.get(attr) if holder is not None else None
+    return _through_modules(index, f"{target}.{name}", depth - 1) if target else None
 
 
 def _in_kept_method(a, mod, node: ast.AST) -> bool:

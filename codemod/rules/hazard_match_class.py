@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 
 from ..model import Hazard
+from .hazard_isinstance import qualified
 
 ID = "DC207"
 NAME = "match-class"
@@ -35,7 +36,7 @@ def check(st, mod, rel: str, node: ast.AST) -> bool:
         for pat in ast.walk(case.pattern):
             if not isinstance(pat, ast.MatchClass):
                 continue
-            q = mod.qualify(pat.cls)
+            q = qualified(st, mod, pat.cls)
             if q == a.cls.qualname:
                 seen_child = True
             elif q == a.parent.qualname and not seen_child:

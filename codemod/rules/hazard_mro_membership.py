@@ -28,6 +28,7 @@ import ast
 from ..ast_util import dotted_name
 from ..model import Hazard, Receiver
 from ..mro_walks import instance_of, loop_over_walk
+from .hazard_isinstance import qualified
 
 ID = "DC206"
 NAME = "mro-membership"
@@ -54,7 +55,7 @@ def _walk_compare(st, mod, rel: str, node: ast.Compare) -> bool:
     """``k is P`` where ``k`` walks an MRO: True when it is such a test."""
     a = st.a
     sides = (node.left, node.comparators[0])
-    if not any(dotted_name(s) is not None and mod.qualify(s) == a.parent.qualname for s in sides):
+    if not any(dotted_name(s) is not None and qualified(st, mod, s) == a.parent.qualname for s in sides):
         return False
     key = next((s for s in sides if isinstance(s, ast.Name)), None)
     loop = loop_over_walk(mod, key) if key is not None else None

@@ -22,6 +22,7 @@ import ast
 from ..ast_util import dotted_name
 from ..model import Hazard
 from ..index import enclosing
+from .hazard_isinstance import qualified
 
 ID = "DC202"
 NAME = "type-list"
@@ -32,7 +33,7 @@ def check(st, mod, rel: str, node: ast.AST) -> bool:
     a, p = st.a, st.a.parent
     if not isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         return False
-    refs = [mod.qualify(e) for e in node.elts if dotted_name(e)]
+    refs = [qualified(st, mod, e) for e in node.elts if dotted_name(e)]
     if p.qualname in refs and a.cls.qualname not in refs and _looks_like_type_list(mod, node):
         a.hazards.append(Hazard(rel, node.lineno, f"{p.name} listed among types without {a.cls.name}: a type check through this list would no longer match {a.cls.name}", rule=ID))
     return True

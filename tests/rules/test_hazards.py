@@ -1,7 +1,7 @@
 """DC201-DC204: type checks and metaclasses that would change meaning after reparenting (the class declines, DC503)."""
 
 import pytest
-from ruletools import analyse, hazards_of
+from ruletools import analyse, hazards_of, run_both
 
 FILES = {
     "base.py": """
@@ -95,3 +95,36 @@ def test_exported_parent_is_a_warning_not_a_decline(tmp_path, module, parent, wa
     child = f"from .{module[:-3]} import {parent}\n\n\nclass Child({parent}):\n    def total(self):\n        return self.n\n"
     a, v = analyse(tmp_path, {module: base, "child.py": child})
     assert bool(hazards_of(a, "DC208")) is warned and v.decision == "decouple"
+
+
+# The parent reached through its package: the package's __init__ re-exports it, by * or by name.
+REEXPORTS = [
+    pytest.param({"__init__.py": "from .base import *  # noqa: F403\n",
+                  "user.py": "import pkg\n\n\ndef f(x):\n    return isinstance(x, pkg.Parent)\n"}, "DC201", id="star-reexport"),
+    pytest.param({"__init__.py": "from .base import Parent\n",
+                  "user.py": "from . import Parent\n\n\ndef f(x):\n    return isinstance(x, (int, Parent))\n"}, "DC201", id="named-reexport"),
+    pytest.param({"__init__.py": "from .base import *  # noqa: F403\n",
+                  "user.py": "import pkg\n\n\ndef f(g):\n    try:\n        g()\n    except pkg.Parent:\n        return 1\n"}, "DC205", id="except-through-reexport"),
+    pytest.param({"__init__.py": "from .base import Parent\n",
+                  "user.py": "import pkg\n\nTYPES = (pkg.Parent, int)\n\n\ndef f(x):\n    return isinstance(x, TYPES)\n"}, "DC202", id="type-list-through-reexport"),
+    # sqlglot's shape: ``from sqlglot import exp``, where the package binds ``exp`` to its expressions module.
+    pytest.param({"__init__.py": "from pkg import base as b\n",
+                  "user.py": "from pkg import b\n\n\ndef f(x):\n    return isinstance(x, b.Parent)\n"}, "DC201", id="module-alias"),
+]
+
+
+@pytest.mark.parametrize("extra, rule", REEXPORTS)
+def test_a_type_check_through_a_reexport_declines(tmp_path, extra, rule):
+    a, v = analyse(tmp_path, {**FILES, **extra})
+    assert hazards_of(a, rule) and v.rule == "DC503" and v.decision == "decline"
+
+
+def test_near_miss_a_reexported_class_of_the_same_name_is_another_class(tmp_path):
+    """``pkg.Parent`` is another module's ``Parent``: the test never matched the class, which is decoupled."""
+    extra = {"other.py": "class Parent:\n    pass\n", "__init__.py": "from .other import Parent\n",
+             "user.py": "import pkg\n\n\ndef f(x):\n    return isinstance(x, pkg.Parent)\n"}
+    a, v = analyse(tmp_path / "a", {**FILES, **extra})
+    assert [h.what for h in a.hazards if h.changes_meaning] == [] and v.rule == "DC501"
+    probe = "from pkg.child import Child\nfrom pkg.user import f\nc = Child()\nprint(f(c), c.total())\n"
+    before, after, patched = run_both(tmp_path / "b", {**FILES, **extra}, probe)
+    assert patched is not None and "class Child:" in patched and after == before == "False 1\n"
