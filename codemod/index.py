@@ -334,25 +334,23 @@ class Index:
                           "or run decouple on the Python the project is written for")
 
     def resolve_class(self, qualname: str, _seen=None) -> ClassInfo | None:
-        """A class by qualified name, following re-exports (``from .x import Y`` in a package)."""
+        """A class by qualified name, following re-exports (``from .x import Y`` in a package, by
+        name or by ``*``) and module aliases (``import pkg.expressions as exp`` in a package)."""
         seen = _seen or set()
-        if qualname in seen:
+        if qualname in seen or len(seen) > 32:
             return None
         seen.add(qualname)
         modname, _, clsname = qualname.rpartition(".")
-        if not modname:
-            return None
-        mod = self.module_by_name(modname)
-        if mod is None:
-            return None
+        mod = self.module_by_name(modname) if modname else None
+        if mod is None:  # the module part may be an alias the module above it binds
+            head, _, attr = modname.rpartition(".")
+            holder = self.module_by_name(head) if head else None
+            target = holder.imports.get(attr) if holder is not None else None
+            return self.resolve_class(f"{target}.{clsname}", seen) if target else None
         if clsname in mod.classes:
             return mod.classes[clsname]
-        if clsname in mod.imports:
-            return self.resolve_class(mod.imports[clsname], seen)
-        star = mod.star_binding(clsname)
-        if star is not None:
-            return self.resolve_class(star, seen)
-        return None
+        star = mod.imports.get(clsname) or mod.star_binding(clsname)
+        return self.resolve_class(star, seen) if star is not None else None
 
     def resolve_callable(self, module: ModuleInfo, func: ast.AST):
         """What a call's function names, seen from ``module``: a class of the tree, a top-level

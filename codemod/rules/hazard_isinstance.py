@@ -2,22 +2,24 @@
 
 ## What it does
 Finds ``isinstance(x, P)`` and ``issubclass(x, P)`` (``P`` alone or in a tuple) anywhere in
-the tree, ``P`` named by its module or through a re-export (``pkg.P``, where ``pkg``'s
-``__init__`` imports it by name or by ``*``), or a module alias (``pkg.exp.P``, where ``pkg``
-binds ``exp`` to the module holding it); ``qualified``, which DC202, DC205, DC206 and DC207 share. Unless the same test also names the class or one of the ancestors it keeps, or
-(for ``isinstance``) ``x`` cannot be an instance of the class, or the check sits in the
-parent's own code that is not copied, it is a hazard that changes meaning.
+the tree. ``P`` may be named by its module, through a re-export (``pkg.P``, where ``pkg``'s
+``__init__`` imports it by name or by ``*``) or through a module alias (``pkg.exp.P``, where
+``pkg`` binds ``exp`` to the module holding it); ``qualified`` reads these names, and DC202,
+DC205, DC206 and DC207 share it. Unless the same test also names the class or one of the
+ancestors it keeps, or (for ``isinstance``) ``x`` cannot be an instance of the class, or the
+check sits in the parent's own code that is not copied, it is a hazard that changes meaning.
 
 ## Why
 After reparenting, ``isinstance(c, P)`` is False for an instance ``c`` of the class: code
 that branched on it takes the other branch.
 
 ## Known problems
-``except`` clauses (DC205), MRO membership tests (DC206), class patterns (DC207) and registrations found along the MRO
-(DC209) are rules of their own. A check outside the tree (P exported to other packages) cannot be seen, and neither
-can one whose class is held in a variable: werkzeug's ``_find_exceptions`` walks ``globals()``
-and keeps, per status code, the most derived class (``issubclass(obj, old_obj)``), so a class
-reparented off ``BadRequest`` replaces it there. Following class objects is not done.
+``except`` clauses (DC205), MRO membership tests (DC206), class patterns (DC207) and
+registrations found along the MRO (DC209) are rules of their own. A check outside the tree (P
+exported to other packages) cannot be seen, and neither can one whose class is held in a
+variable: werkzeug's ``_find_exceptions`` walks ``globals()`` and keeps, per status code, the
+most derived class (``issubclass(obj, old_obj)``), so a class reparented off ``BadRequest``
+replaces it there. Following class objects is not done.
 
 ## Fix safety
 The class is declined (DC503); nothing is rewritten.
@@ -67,29 +69,16 @@ def type_refs(st, mod, spec: ast.AST) -> list[str]:
 
 def qualified(st, mod, expr: ast.AST) -> str:
     """The qualified name a type expression refers to; the parent's own when it reaches the parent
-    through a re-export (``nodes.Property``, ``nodes`` a package whose ``__init__`` imports it, by
-    name or by ``*``) or a module alias. Only a name spelt like the parent's is followed: a re-export of the class
-    or of a kept ancestor that is not followed leaves a hazard standing, the safe side."""
+    through a re-export or a module alias (``Index.resolve_class``). Only a name spelt like the
+    parent's is followed: a re-export of the class or of a kept ancestor that is not followed
+    leaves a hazard standing, the safe side."""
     q = mod.qualify(expr)
     p = st.a.parent
     if q != p.qualname and q.rpartition(".")[2] == p.name:
-        c = _through_modules(st.index, q)
+        c = st.index.resolve_class(q)
         if c is not None:
             return c.qualname
     return q
-
-
-def _through_modules(index, q: str, depth: int = 8):
-    """``index.resolve_class``, the module part read through module aliases too: ``pkg.exp.P``
-    where ``pkg/__init__.py`` binds ``exp`` by ``from pkg import expressions as exp``."""
-    c = index.resolve_class(q)
-    if c is not None or depth == 0:
-        return c
-    modname, _, name = q.rpartition(".")
-    head, _, attr = modname.rpartition(".")
-    holder = index.module_by_name(head) if head else None
-    target = holder.imports.get(attr) if holder is not None else None
-    return _through_modules(index, f"{target}.{name}", depth - 1) if target else None
 
 
 def _in_kept_method(a, mod, node: ast.AST) -> bool:
