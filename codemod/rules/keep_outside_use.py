@@ -87,7 +87,7 @@ from __future__ import annotations
 import ast
 import re
 
-from ..ast_util import dotted_name, first_param, is_static
+from ..ast_util import case_lines, dotted_name, first_param, is_static
 from ..index import enclosing_def
 from ..literal_names import names as literal_names
 from ..model import Evidence, Receiver, Scanned
@@ -119,24 +119,27 @@ def run(st, out: Scanned) -> bool:
     # parsed anyway are still searched for a use on a receiver shown to hold an instance.
     # (Parsing more files only for that costs more than the rest of the search.)
     strong = set(a.kept)
+    tree = st.index.tree
     alts = "|".join(re.escape(c) for c in cands)
     rx = re.compile(r"(?:\.|['\"])(" + alts + r")\b")
     rx_keyword = re.compile(r"\b(" + alts + r")\s*=")
 
     def in_patterns(text: str) -> set[str]:
         """Names of keywords on ``case`` lines (``case C(name=pattern)``)."""
-        if "case" not in text:
-            return set()
-        return {n for line in _CASE_LINE.findall(text) for n in rx_keyword.findall(line)}
+        return {n for line in case_lines(text) for n in rx_keyword.findall(line)}
 
-    def mentioned(text: str) -> set[str]:
-        return set(rx.findall(text)) | in_patterns(text)
+    # What each file that names a candidate reads of them, found once: it is searched only if it
+    # reads one, and parsed only while one of those is not kept yet.
+    mentioned: dict[str, set[str]] = {}
+    for rel in tree.files_with_words(tuple(cands)):
+        text = tree.searchable(rel)
+        if text is not None and (names := set(rx.findall(text)) | in_patterns(text)):
+            mentioned[rel] = names
+    files = list(mentioned)
     cand_set = set(cands)
     chain_nodes = {id(c.node) for c in a.chain} | {id(a.cls.node)}
     chain_files = {c.file for c in a.chain} | {a.cls.file}
     consider = _each_use(st, out, strong, chain_nodes, chain_files, local_only)
-    tree = st.index.tree
-    files = tree.grep(lambda text: bool(rx.search(text) or in_patterns(text)), words=tuple(cands))
     searched: set[str] = set()
     for i, rel in enumerate(files):
         if st.progress:
@@ -145,7 +148,7 @@ def run(st, out: Scanned) -> bool:
         # (most of the cost of a run is parsing).
         # An init-local candidate already found read elsewhere is decided: it no longer makes a
         # file worth parsing (its word is in hundreds of files when the name is common).
-        if not st.all_uses and mentioned(tree.searchable(rel) or "") <= set(a.kept) - (local_only - a.read_outside):
+        if not st.all_uses and mentioned[rel] <= set(a.kept) - (local_only - a.read_outside):
             continue
         mod = st.index.module(rel)
         if mod is None:
@@ -349,7 +352,6 @@ def _pieces_of(text: str, cands: list[str]) -> bool:
 
 
 _MATCH_CLASS = getattr(ast, "MatchClass", None)
-_CASE_LINE = re.compile(r"^[ \t]+case\b[^\n]*", re.M)
 _FORMAT_FIELD = re.compile(r"\{[^{}!:]*?\.(\w+)")  # {0.name}, {obj.name[k]}: str.format reads the attribute
 
 

@@ -36,11 +36,11 @@ from __future__ import annotations
 import ast
 import re
 
-from ..ast_util import dotted_name, first_param, is_static
+from ..ast_util import case_lines, dotted_name, first_param, is_static
 from ..index import enclosing_def
 from ..model import Evidence, Scanned
 from ..reflection import computed_name
-from .keep_outside_use import _CASE_LINE, attr_use, literal_uses
+from .keep_outside_use import attr_use, literal_uses
 
 ID = "DC115"
 NAME = "project-use"
@@ -61,7 +61,7 @@ def run(st, out: Scanned) -> bool:
     rx, rx_keyword = re.compile(r"(?:\.|['\"])(" + alts + r")\b"), re.compile(r"\b(" + alts + r")\s*=")
 
     def names_one(text: str) -> bool:  # DC108's prefilter: a read, a quoted name, a class pattern's keyword
-        return bool(rx.search(text)) or any(rx_keyword.search(line) for line in _CASE_LINE.findall(text))
+        return bool(rx.search(text)) or any(rx_keyword.search(line) for line in case_lines(text))
 
     names = set(cands)
     kept = False
