@@ -17,7 +17,6 @@ One class at a time, in three steps, each on a fresh ``ClassState``:
 
 from __future__ import annotations
 
-import re
 
 from .errors import UsageError
 from .index import ClassInfo, Index
@@ -230,8 +229,7 @@ def type_checks(st: ClassState) -> None:
     """One pass over the files naming P, each node offered to the type-check rules in turn."""
     p = st.a.parent
     flow = st.receivers()
-    rx = re.compile(rf"\b{re.escape(p.name)}\b")
-    for rel in st.index.tree.grep(rx, words=(p.name,)):
+    for rel in st.index.tree.files_naming(p.name):
         mod = st.index.module(rel)
         if mod is None:
             continue

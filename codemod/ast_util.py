@@ -71,27 +71,6 @@ def _fields(cls: type) -> tuple[str, ...]:
     return fields
 
 
-def case_lines(text: str) -> list[str]:
-    r"""The lines where a ``case`` keyword follows some indentation (``case C(name=...)``): what
-    the multiline regex ``^[ \t]+case\b[^\n]*`` finds, found from each ``case`` in the text
-    instead of by a test at every position (DC108's prefilter runs it on hundreds of files,
-    most of which say "case" only inside other words)."""
-    out = []
-    at = text.find("case")
-    while at >= 0:
-        start = text.rfind("\n", 0, at) + 1
-        after = at + 4
-        # ``\b`` after "case": the end, or a character that is not a word character (``\w``)
-        if start < at and not text[start:at].strip(" \t") and (after == len(text) or not (text[after].isalnum() or text[after] == "_")):
-            end = text.find("\n", after)
-            end = len(text) if end < 0 else end
-            out.append(text[start:end])
-            at = text.find("case", end)
-        else:
-            at = text.find("case", after)
-    return out
-
-
 BLOCK_STATEMENTS = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While) + (
     (ast.TryStar,) if hasattr(ast, "TryStar") else ()
 )

@@ -25,6 +25,7 @@ from .fileio import OUTPUT_MARKER, OWN_OUTPUT, cache_dir, decode_source, staged_
 from .interrupt import TestHook
 from .model import ReadLog
 from .word_index import WordIndex, begin
+from .word_search import spelt_whole
 
 DEFAULT_PACKAGE = "sglang"
 DEFAULT_VERSION = "0.5.23"
@@ -313,6 +314,13 @@ class Tree:
             if text is not None and test(text):
                 out.append(rel)
         return out
+
+    def files_naming(self, name: str) -> list[str]:
+        """The files where ``name`` is a whole word (``\\bname\\b``), in the tree's order: the word
+        index's answer, for a name of word characters (``word_search``), else the regex's."""
+        if spelt_whole(name):
+            return [rel for rel in self.files_with_words((name,)) if self.searchable(rel) is not None]
+        return self.grep(re.compile(rf"\b{re.escape(name)}\b"), words=(name,))
 
     def count_files_with(self, word: str) -> int:
         """How many files contain ``word`` (a dependency of the run, as ``files_with_words``)."""

@@ -23,6 +23,7 @@ from .dropped_work import allocation_bytes, reader_kind, written_bytes
 from .model import ClassAnalysis, ModulePatch
 from .rules import effect_raising_call
 from .saving import built_in_own_code, class_saving
+from .word_search import WordPattern
 
 _LIMIT = 5  # places listed per item; the count says how many more there are
 _COMMON = {"environ", "setdefault", "putenv", "register", "update", "set", "self", "envs", "os"}
@@ -212,12 +213,12 @@ def _with_readers(index, a: ClassAnalysis, effect) -> dict:
     name = written_name(effect.code)
     if name is None:
         return out
-    rx = re.compile(rf"\b{re.escape(name)}\b")
+    rx = WordPattern(name)
     # The parent's own code stays as it is, for its other users: only the rest of the tree counts.
     p = a.parent_init_owner or a.parent
     p_lines = (p.node.lineno, p.node.end_lineno)
     places = []
-    for rel in sorted(index.tree.grep(rx, words=(name,))):
+    for rel in index.tree.files_naming(name):
         text = index.tree.text(rel) or ""
         for no, line in enumerate(text.splitlines(), 1):
             if rx.search(line) and not line.lstrip().startswith("#") and not (rel == p.file and p_lines[0] <= no <= p_lines[1]):
@@ -256,7 +257,7 @@ def _unused_parameters(index, a: ClassAnalysis, tree: ast.Module) -> list[dict]:
 def _callers(index, a: ClassAnalysis, param: str, position: int | None) -> list[str]:
     """The calls of the class in the tree that pass ``param`` (by keyword, or far enough by position)."""
     name = a.cls.name
-    rx = re.compile(rf"\b{re.escape(name)}\s*\(")
+    rx = WordPattern(name, r"\s*\(")
     out = []
     for rel in sorted(index.tree.grep(rx, words=(name,))):
         mod = index.module(rel)

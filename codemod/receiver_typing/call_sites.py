@@ -31,10 +31,10 @@ outside the tree are not seen (``type_exprs`` says so). A decorator other than t
 from __future__ import annotations
 
 import ast
-import re
 
 from ..ast_util import decorator_name, dotted_name, first_param, is_super_call, walk
 from ..index import ClassInfo, Index, ModuleInfo
+from ..word_search import WordPattern
 
 # Decorators that return the function itself, or a wrapper that calls it with the same arguments.
 TRANSPARENT = {"functools.lru_cache", "lru_cache", "functools.cache", "cache", "functools.wraps",
@@ -117,7 +117,7 @@ def _makes_own_class(func: ast.AST, me: str | None) -> bool:
 def _mentions(index: Index, name: str, out: list) -> str | None:
     """Add the call sites of ``name`` across the tree to ``out``; the reason when some mention
     may hand it to other code (None when every mention is a call or harmless)."""
-    word = re.compile(rf"\b{re.escape(name)}\b")
+    word = WordPattern(name)
     for rel in index.tree.grep(lambda text: _mentioned_beyond_imports(text, word), words=(name,)):
         mod = index.module(rel)
         if mod is None:
@@ -136,7 +136,7 @@ def _mentions(index: Index, name: str, out: list) -> str | None:
     return None
 
 
-def _mentioned_beyond_imports(text: str, word: re.Pattern) -> bool:
+def _mentioned_beyond_imports(text: str, word: WordPattern) -> bool:
     for m in word.finditer(text):
         start = text.rfind("\n", 0, m.start()) + 1
         line = text[start:m.start()].lstrip()

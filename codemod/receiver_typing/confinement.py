@@ -37,7 +37,6 @@ make the answer "not confined").
 from __future__ import annotations
 
 import ast
-import re
 
 from ..ast_util import binding_count, dotted_name, first_param, is_static, walk
 from ..index import ClassInfo, Index, ModuleInfo, enclosing, scope_of
@@ -111,7 +110,7 @@ def _references(index: Index, cls: ClassInfo) -> set[str] | None:
     name is a harmless one; None otherwise."""
     name = cls.name
     out: set[str] = set()
-    for rel in index.tree.grep(re.compile(rf"\b{re.escape(name)}\b"), words=(name,)):
+    for rel in index.tree.files_naming(name):
         mod = index.module(rel)
         if mod is None:
             return None
@@ -212,7 +211,7 @@ def _in_annotation(mod: ModuleInfo, node: ast.AST) -> bool:
 def _only_dereferenced(index: Index, attr: str) -> bool:
     """Whether every read of ``.attr`` in the tree reads through it, compares it or deletes it,
     and no ``getattr`` names it."""
-    for rel in index.tree.grep(re.compile(rf"\b{re.escape(attr)}\b"), words=(attr,)):
+    for rel in index.tree.files_naming(attr):
         mod = index.module(rel)
         if mod is None:
             return False

@@ -87,12 +87,13 @@ from __future__ import annotations
 import ast
 import re
 
-from ..ast_util import case_lines, dotted_name, first_param, is_static
+from ..ast_util import dotted_name, first_param, is_static
 from ..index import enclosing_def
 from ..literal_names import names as literal_names
 from ..model import Evidence, Receiver, Scanned
 from ..reflection import ACCESSORS, class_site_files, computed_name
 from ..state import inside_any
+from ..word_search import case_lines
 from . import drop_equal_fallback
 
 ID = "DC108"

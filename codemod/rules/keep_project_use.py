@@ -36,10 +36,11 @@ from __future__ import annotations
 import ast
 import re
 
-from ..ast_util import case_lines, dotted_name, first_param, is_static
+from ..ast_util import dotted_name, first_param, is_static
 from ..index import enclosing_def
 from ..model import Evidence, Scanned
 from ..reflection import computed_name
+from ..word_search import case_lines
 from .keep_outside_use import attr_use, literal_uses
 
 ID = "DC115"

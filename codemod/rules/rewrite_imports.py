@@ -352,11 +352,10 @@ def _all_names(mod: ModuleInfo) -> set[str]:
 
 
 def _imported_elsewhere(index: Index, cmod: ModuleInfo, name: str) -> bool:
-    rx = re.compile(rf"\b{re.escape(name)}\b")
     # "from <...>.mod import name" names the module itself, unless the module is a package
     # that its own submodules import from as "from . import name".
     spelled = None if cmod.is_package else set(index.tree.files_with_words((cmod.name.rsplit(".", 1)[-1],)))
-    for rel in index.tree.grep(rx, words=(name,)):
+    for rel in index.tree.files_naming(name):
         if rel == cmod.rel or spelled is not None and rel not in spelled:
             continue
         mod = index.module(rel)

@@ -1,13 +1,9 @@
-"""``ast_util``'s helpers against what they stand in for: ``source_segment`` against
-``ast.get_source_segment``, ``walk`` against ``ast.walk``, ``case_lines`` against a regex."""
+"""``ast_util.source_segment`` gives what ``ast.get_source_segment`` gives, for every node."""
 
 import ast
-import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from codemod.ast_util import source_segment
 
@@ -92,27 +88,3 @@ def test_walk_is_ast_walk_less_the_singletons(text):
     expected_parents = {id(c): n for n in got for c in ast.iter_child_nodes(n) if not isinstance(c, _SINGLETONS)}
     assert parents == expected_parents
 
-
-_CASE_LINE = re.compile(r"^[ \t]+case\b[^\n]*", re.M)  # what ``case_lines`` stands in for
-
-
-@pytest.mark.parametrize("text", [
-    pytest.param("match x:\n    case C(a=1):\n        pass\n", id="a-case-line"),
-    pytest.param("case C(a=1)", id="no-indentation-no-line"),
-    pytest.param("  casex = 1\n  case_ = 2\n  caseé = 3\n", id="case-inside-a-longer-word"),
-    pytest.param("  case→ x\n\tcase", id="non-word-character-after-and-the-end"),
-    pytest.param("# lowercase\n  x = 'testcase'\n  y.case\n", id="case-not-first-on-its-line"),
-    pytest.param("\r  case a\r\n  case b\r\n \t case c", id="cr-is-not-a-line-start"),
-    pytest.param("  casecase\n  case case\n", id="twice-on-a-line"),
-])
-def test_case_lines_are_the_regex_lines(text):
-    from codemod.ast_util import case_lines
-
-    assert case_lines(text) == _CASE_LINE.findall(text)
-
-
-@given(st.lists(st.sampled_from(["case", " ", "\t", "\n", "\r", "x", "_", "é", "→", "(", "=", "c"]), max_size=40).map("".join))
-def test_case_lines_match_the_regex_on_any_text(text):
-    from codemod.ast_util import case_lines
-
-    assert case_lines(text) == _CASE_LINE.findall(text)

@@ -1,0 +1,77 @@
+"""``word_search`` gives the answers of the regexes it stands in for: ``WordPattern`` those of
+``\\bname...``, ``case_lines`` those of ``^[ \\t]+case\\b[^\\n]*``, ``Tree.files_naming`` those of a
+grep for ``\\bname\\b`` (on files written to be hard: non-ASCII neighbours, undecodable bytes,
+declared encodings)."""
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from codemod.discover import Tree
+from codemod.word_search import WordPattern, case_lines
+
+
+_CASE_LINE = re.compile(r"^[ \t]+case\b[^\n]*", re.M)  # what ``case_lines`` stands in for
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param("match x:\n    case C(a=1):\n        pass\n", id="a-case-line"),
+    pytest.param("case C(a=1)", id="no-indentation-no-line"),
+    pytest.param("  casex = 1\n  case_ = 2\n  caseé = 3\n", id="case-inside-a-longer-word"),
+    pytest.param("  case→ x\n\tcase", id="non-word-character-after-and-the-end"),
+    pytest.param("# lowercase\n  x = 'testcase'\n  y.case\n", id="case-not-first-on-its-line"),
+    pytest.param("\r  case a\r\n  case b\r\n \t case c", id="cr-is-not-a-line-start"),
+    pytest.param("  casecase\n  case case\n", id="twice-on-a-line"),
+])
+def test_case_lines_are_the_regex_lines(text):
+    assert case_lines(text) == _CASE_LINE.findall(text)
+
+
+@given(st.lists(st.sampled_from(["case", " ", "\t", "\n", "\r", "x", "_", "é", "→", "(", "=", "c"]), max_size=40).map("".join))
+def test_case_lines_match_the_regex_on_any_text(text):
+    assert case_lines(text) == _CASE_LINE.findall(text)
+
+
+_PIECES = ["name", "nam", "e", "x", "_", " ", ".", "(", "\n", "é", "→", "’", "9", "\ufffd"]
+
+
+@pytest.mark.parametrize("rest", [r"\b", r"\s*\("])
+@pytest.mark.parametrize("name", ["name", "e", "_", "é", "nam_e9"])
+@given(text=st.lists(st.sampled_from(_PIECES), max_size=30).map("".join))
+def test_word_pattern_matches_the_regex(name, rest, text):
+    expected = [m.span() for m in re.finditer(rf"\b{re.escape(name)}{rest}", text)]
+    assert [m.span() for m in WordPattern(name, rest).finditer(text)] == expected
+    assert (WordPattern(name, rest).search(text) is None) == (not expected)
+
+
+@pytest.mark.parametrize("name", ["a.b", "→x", "x→", "·"])
+def test_word_pattern_keeps_the_regex_for_other_names(name):
+    text = f" {name} x{name} {name}y ({name})"
+    assert [m.span() for m in WordPattern(name).finditer(text)] == [m.span() for m in re.finditer(rf"\b{re.escape(name)}\b", text)]
+
+
+_FILES = {
+    "plain.py": "x = obj.name\n",
+    "longer.py": "x = obj.names + rename\n",
+    "arrow.py": "# obj.name→ other\n",
+    "quote.py": "# the obj.name’s value\n",
+    "accent.py": "# nameé\n",
+    "declared.py": "# -*- coding: latin-1 -*-\n# café name\n",
+    "bom.py": "\ufeffname = 1\n",
+    "digits.py": "name2 = 2name\n",
+    "größe.py": "größe = 1\n",
+}
+
+
+@pytest.mark.parametrize("name", ["name", "größe", "name2", "rename", "x"])
+def test_files_naming_is_the_grep_for_the_whole_word(tmp_path, name):
+    for rel, text in _FILES.items():
+        encoding = "latin-1" if "latin-1" in text else "utf-8"
+        (tmp_path / rel).write_bytes(text.encode(encoding))
+    (tmp_path / "undecodable.py").write_bytes(b"# caf\xe9 name\xe9 name\n")
+    tree = Tree.open(tmp_path)
+    expected = tree.grep(re.compile(rf"\b{re.escape(name)}\b"), words=(name,))
+    assert tree.files_naming(name) == expected
+    assert name != "name" or {"plain.py", "declared.py", "bom.py", "undecodable.py"} <= set(expected)
