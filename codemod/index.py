@@ -65,6 +65,13 @@ class ClassInfo:
         }
 
     @cached_property
+    def body_stores(self) -> list[tuple[ast.stmt, frozenset[str]]]:
+        """Each statement of the class body, with every name it stores (``Name`` targets
+        anywhere inside it, its methods' locals included)."""
+        return [(s, frozenset(n.id for n in walk(s) if n.__class__ is ast.Name and n.ctx.__class__ is ast.Store))
+                for s in self.node.body]
+
+    @cached_property
     def members(self) -> dict[str, Member]:
         """Methods, properties, class attributes and instance attributes (self.X = ...)."""
         out: dict[str, Member] = {}

@@ -71,8 +71,7 @@ def _assigned_then_decorated(st, owner, name: str) -> None:
     """Refuse ``v = property()`` followed by ``@v.getter def v``: the copy writes a method's
     definitions, not the assignment its decorator builds on."""
     assigned = False
-    for s in owner.node.body:
-        stored = {n.id for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    for s, stored in owner.body_stores:  # walked once per class, not once per member kept
         if isinstance(s, (ast.Assign, ast.AnnAssign)) and name in stored:
             assigned = True
         elif assigned and isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name and name in map(_root, s.decorator_list):
