@@ -18,6 +18,7 @@ from .ast_util import child_blocks, decorator_name, dotted_name, first_param, is
 from .console import display_path
 from .discover import Tree
 from .errors import UsageError
+from .word_search import BaseNames, spelt_whole
 
 
 @dataclass
@@ -300,6 +301,7 @@ class Index:
         self._once: dict[str, object] = {}
         # id of a class -> (the class, the modules its search asked for, its direct subclasses)
         self._subclasses: dict[int, tuple[ClassInfo, list[str], list[ClassInfo]]] = {}
+        self._bases_named: dict[str, BaseNames | None] = {}  # file -> what its class statements name
         self.exports = star_imports.Exports(self)  # whether ``from M import *`` binds a name
 
     def once(self, key: str, compute):
@@ -402,11 +404,17 @@ class Index:
         return list(found)
 
     def _find_subclasses(self, parent: ClassInfo, asked: list[str]) -> list[ClassInfo]:
-        name = re.escape(parent.name)
-        in_bases = re.compile(rf"class\s+\w+\s*\([^:]*?\b{name}\b")
-        renamed = re.compile(rf"{name}\s+as\s+\w+")  # a literal first: scanned for at C speed
+        name = parent.name
+        if spelt_whole(name):
+            # Each file's class statements read once (``BaseNames``), not once per class asked
+            # for: a hierarchy of a thousand classes asked the same files a thousand times.
+            files = [rel for rel in self.tree.files_with_words((name,)) if (facts := self._base_names(rel)) and facts.named(name)]
+        else:
+            in_bases = re.compile(rf"class\s+\w+\s*\([^:]*?\b{re.escape(name)}\b")
+            renamed = re.compile(rf"{re.escape(name)}\s+as\s+\w+")
+            files = self.tree.grep(lambda text: bool(in_bases.search(text) or renamed.search(text)), words=(name,))
         out = []
-        for rel in self.tree.grep(lambda text: bool(in_bases.search(text) or renamed.search(text)), words=(parent.name,)):
+        for rel in files:
             asked.append(rel)
             mod = self.module(rel)
             if mod is None:
@@ -419,6 +427,13 @@ class Index:
                 if any(self._same_class(b, parent) for b in cls.bases):
                     out.append(cls)
         return sorted(out, key=lambda c: (c.file, c.line))
+
+    def _base_names(self, rel: str) -> BaseNames | None:
+        # Read once: the run's record of what it read (``Tree.reads``) has the file from then on.
+        if rel not in self._bases_named:
+            text = self.tree.searchable(rel)
+            self._bases_named[rel] = None if text is None else BaseNames(text)
+        return self._bases_named[rel]
 
     def subclasses_deep(self, cls: ClassInfo) -> list[ClassInfo]:
         # A class is one object of its module for the life of the index: identity is equality

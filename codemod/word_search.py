@@ -54,6 +54,42 @@ class WordPattern:
         return next(self.finditer(text), None)
 
 
+_CLASS_OPEN = re.compile(r"class\s+\w+\s*\(")
+_WORD_RUN = re.compile(r"\w+")
+_AS = re.compile(r"as(?=\s+\w)")
+
+
+class BaseNames:
+    r"""What a file's class statements name, for ``Index.subclasses``, read once per file.
+
+    ``named(name)`` is whether ``class\s+\w+\s*\([^:]*?\bname\b`` (the name inside a class
+    statement's parentheses, before the colon) or ``name\s+as\s+\w+`` (imported under another
+    name) matches in the text, for a name of word characters: the words of every such stretch
+    are collected in one pass, and the words right before an ``as`` (the second regex has no
+    ``\b`` before the name: a word that ends with it counts)."""
+
+    def __init__(self, text: str):
+        inside: set[str] = set()
+        for m in _CLASS_OPEN.finditer(text):
+            end = text.find(":", m.end())
+            inside.update(_WORD_RUN.findall(text, m.end(), len(text) if end < 0 else end))
+        self.inside = frozenset(inside)
+        before_as = []
+        for m in _AS.finditer(text):
+            end = m.start()
+            while end > 0 and text[end - 1].isspace():  # ``\s`` of a str pattern
+                end -= 1
+            start = end
+            while start > 0 and _word(text[start - 1]):
+                start -= 1
+            if start < end < m.start():
+                before_as.append(text[start:end])
+        self.before_as = tuple(before_as)
+
+    def named(self, name: str) -> bool:
+        return name in self.inside or any(w.endswith(name) for w in self.before_as)
+
+
 def case_lines(text: str) -> list[str]:
     r"""The lines where a ``case`` keyword follows some indentation (``case C(name=...)``): what
     the multiline regex ``^[ \t]+case\b[^\n]*`` finds, found from each ``case`` in the text

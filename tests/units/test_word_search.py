@@ -75,3 +75,30 @@ def test_files_naming_is_the_grep_for_the_whole_word(tmp_path, name):
     expected = tree.grep(re.compile(rf"\b{re.escape(name)}\b"), words=(name,))
     assert tree.files_naming(name) == expected
     assert name != "name" or {"plain.py", "declared.py", "bom.py", "undecodable.py"} <= set(expected)
+
+
+_CLASS_PIECES = ["class", " ", "\n", "\u00a0", "(", ")", ":", ",", "A", "B", "xA", "as", "s", "é", "#", "="]
+
+
+@pytest.mark.parametrize("name", ["A", "B", "xA", "s", "é"])
+@given(text=st.lists(st.sampled_from(_CLASS_PIECES), max_size=30).map("".join))
+def test_base_names_answer_the_two_regexes(name, text):
+    from codemod.word_search import BaseNames
+
+    e = re.escape(name)
+    expected = bool(re.search(rf"class\s+\w+\s*\([^:]*?\b{e}\b", text) or re.search(rf"{e}\s+as\s+\w+", text))
+    assert BaseNames(text).named(name) == expected
+
+
+@pytest.mark.parametrize(("text", "name", "named"), [
+    pytest.param("class C(mod.A, B):\n    pass\n", "A", True, id="a-dotted-base"),
+    pytest.param("class C(B):  # not A: a comment after the colon\n", "A", False, id="after-the-colon"),
+    pytest.param("class C(\n    A,\n):\n", "A", True, id="bases-over-lines"),
+    pytest.param("class C(AB): pass\n", "A", False, id="a-longer-word"),
+    pytest.param("from m import XA as Other\n", "A", True, id="a-word-ending-in-the-name-renamed"),
+    pytest.param("import x as as_\nA as  as y", "A", True, id="as-twice"),
+])
+def test_base_names_near_misses(text, name, named):
+    from codemod.word_search import BaseNames
+
+    assert BaseNames(text).named(name) is named
