@@ -8,7 +8,6 @@ find candidate files with a text prefilter first.
 from __future__ import annotations
 
 import ast
-import re
 import sys
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -18,7 +17,7 @@ from .ast_util import child_blocks, decorator_name, dotted_name, first_param, is
 from .console import display_path
 from .discover import Tree
 from .errors import UsageError
-from .word_search import BaseNames, spelt_whole
+from .subclass_search import SubclassSearch
 
 
 @dataclass
@@ -299,9 +298,7 @@ class Index:
         # need, which stops it by raising OverBudget (parsing is most of what a run costs).
         self.meter = None
         self._once: dict[str, object] = {}
-        # id of a class -> (the class, the modules its search asked for, its direct subclasses)
-        self._subclasses: dict[int, tuple[ClassInfo, list[str], list[ClassInfo]]] = {}
-        self._bases_named: dict[str, BaseNames | None] = {}  # file -> what its class statements name
+        self.subclass_search = SubclassSearch(self)
         self.exports = star_imports.Exports(self)  # whether ``from M import *`` binds a name
 
     def once(self, key: str, compute):
@@ -385,67 +382,11 @@ class Index:
         return None
 
     def subclasses(self, parent: ClassInfo) -> list[ClassInfo]:
-        """Direct subclasses of a class anywhere in the tree.
-
-        Only files are parsed whose text names the class inside a class statement's bases
-        (``class S(..., mod.Parent, ...):``, up to the colon) or imports it under another name.
-        Found once per class: the rules and the typing ask again for the same hierarchies (a
-        library's base of a thousand expression classes, asked for by each of them).
-        """
-        got = self._subclasses.get(id(parent))
-        if got is not None and got[0] is parent:
-            if self.meter is not None:  # a budget is charged for the modules asked for, as before
-                for rel in got[1]:
-                    self.meter(rel)
-            return list(got[2])
-        asked: list[str] = []
-        found = self._find_subclasses(parent, asked)
-        self._subclasses[id(parent)] = (parent, asked, found)
-        return list(found)
-
-    def _find_subclasses(self, parent: ClassInfo, asked: list[str]) -> list[ClassInfo]:
-        name = parent.name
-        if spelt_whole(name):
-            # Each file's class statements read once (``BaseNames``), not once per class asked
-            # for: a hierarchy of a thousand classes asked the same files a thousand times.
-            files = [rel for rel in self.tree.files_with_words((name,)) if (facts := self._base_names(rel)) and facts.named(name)]
-        else:
-            in_bases = re.compile(rf"class\s+\w+\s*\([^:]*?\b{re.escape(name)}\b")
-            renamed = re.compile(rf"{re.escape(name)}\s+as\s+\w+")
-            files = self.tree.grep(lambda text: bool(in_bases.search(text) or renamed.search(text)), words=(name,))
-        out = []
-        for rel in files:
-            asked.append(rel)
-            mod = self.module(rel)
-            if mod is None:
-                if rel in self.syntax_errors:
-                    raise self.parse_error(rel)  # its class statement names the parent
-                continue
-            for cls in mod.classes.values():
-                if cls is parent:
-                    continue
-                if any(self._same_class(b, parent) for b in cls.bases):
-                    out.append(cls)
-        return sorted(out, key=lambda c: (c.file, c.line))
-
-    def _base_names(self, rel: str) -> BaseNames | None:
-        # Read once: the run's record of what it read (``Tree.reads``) has the file from then on.
-        if rel not in self._bases_named:
-            text = self.tree.searchable(rel)
-            self._bases_named[rel] = None if text is None else BaseNames(text)
-        return self._bases_named[rel]
+        """Direct subclasses of a class anywhere in the tree (``subclass_search``)."""
+        return self.subclass_search.direct(parent)
 
     def subclasses_deep(self, cls: ClassInfo) -> list[ClassInfo]:
-        # A class is one object of its module for the life of the index: identity is equality
-        # here, and costs no comparison of fields (a list's ``in`` cost 3M of them on sqlglot).
-        out, seen, todo = [], set(), [cls]
-        while todo:
-            for sub in self.subclasses(todo.pop()):
-                if id(sub) not in seen:
-                    seen.add(id(sub))
-                    out.append(sub)
-                    todo.append(sub)
-        return out
+        return self.subclass_search.deep(cls)
 
     def _same_class(self, qual: str, cls: ClassInfo) -> bool:
         if qual == cls.qualname:

@@ -259,7 +259,7 @@ def _callers(index, a: ClassAnalysis, param: str, position: int | None) -> list[
     name = a.cls.name
     rx = WordPattern(name, r"\s*\(")
     out = []
-    for rel in sorted(index.tree.grep(rx, words=(name,))):
+    for rel in sorted(index.tree.grep(lambda text: rx.search(text) is not None, words=(name,))):
         mod = index.module(rel)
         if mod is None:
             continue

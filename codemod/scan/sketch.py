@@ -82,7 +82,7 @@ class SketchIndex(Index):
         mod = self._modules.pop(rel, None)
         if mod is not None:
             mod.__dict__.pop("classes", None)
-            self._subclasses.clear()  # answers that may hold the classes let go
+            self.subclass_search.forget()  # answers that may hold the classes let go
 
     def class_text(self, cls: ClassInfo) -> str:
         """The whole source of a sketched class, as the file has it."""
