@@ -218,7 +218,7 @@ def _with_readers(index, a: ClassAnalysis, effect) -> dict:
     p = a.parent_init_owner or a.parent
     p_lines = (p.node.lineno, p.node.end_lineno)
     places = []
-    for rel in index.tree.files_naming(name):
+    for rel in sorted(index.tree.files_naming(name)):
         text = index.tree.text(rel) or ""
         for no, line in enumerate(text.splitlines(), 1):
             if rx.search(line) and not line.lstrip().startswith("#") and not (rel == p.file and p_lines[0] <= no <= p_lines[1]):
