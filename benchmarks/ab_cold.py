@@ -33,7 +33,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.bench_tree import failed, measure  # noqa: E402
+from benchmarks.bench_tree import failed, measure_cpu  # noqa: E402
 from codemod.discover import DEFAULT_CLASSES, fetch_release  # noqa: E402
 
 RUFF = "ruff check --select F --no-cache"
@@ -66,6 +66,7 @@ def main(argv=None) -> int:
     select = [a for c in DEFAULT_CLASSES for a in ("--class", c)]
     revs = {"base": args.base, "new": args.new}
     times: dict[str, list[float]] = {}
+    cpus: dict[str, list[float]] = {}
     rss: dict[str, float] = {}
     folders: dict[str, Path] = {}
     try:
@@ -89,10 +90,11 @@ def main(argv=None) -> int:
 
         def timed(label: str, cmd, env, cwd=None):
             os.chdir(cwd or REPO)
-            s, mb, code = measure(cmd, env)
+            s, mb, code, cpu = measure_cpu(cmd, env)
             if failed(code, cmd):
                 sys.exit(f"ab_cold.py: {label} exited with {code}")
             times.setdefault(label, []).append(s)
+            cpus.setdefault(label, []).append(cpu)
             rss[label] = max(rss.get(label, 0.0), mb)
 
         for i in range(args.rounds):
@@ -113,11 +115,21 @@ def main(argv=None) -> int:
     med = {label: statistics.median(v) for label, v in times.items()}
     print(f"\nbase = {args.base}, new = {'the working tree' if args.new == '.' else args.new}; "
           f"medians of {args.rounds} alternated rounds on {root}\n")
-    print("| command | median s | x ruff | peak RSS MB |")
-    print("|---|---|---|---|")
+    cpu = {label: statistics.median(v) for label, v in cpus.items()}
+    print("| command | median s | x ruff | median CPU s | peak RSS MB |")
+    print("|---|---|---|---|---|")
     for label, s in med.items():
-        print(f"| {label} | {s:.2f} | {s / med[RUFF]:.2f} | {rss[label]:.0f} |")
-    print(f"\nnew / base, cold: {med['new cold'] / med['base cold']:.3f}; warm: {med['new warm'] / med['base warm']:.3f}")
+        print(f"| {label} | {s:.2f} | {s / med[RUFF]:.2f} | {cpu[label]:.2f} | {rss[label]:.0f} |")
+    print(f"\nnew / base, cold: {med['new cold'] / med['base cold']:.3f}; warm: {med['new warm'] / med['base warm']:.3f}; "
+          f"cold CPU: {cpu['new cold'] / cpu['base cold']:.3f}")
+
+    def paired(key: str, series: dict) -> float:
+        return statistics.median(n / b for n, b in zip(series[f"new {key}"], series[f"base {key}"]))
+
+    # The two revisions of one round ran a few seconds apart: their ratio cancels most of the
+    # machine's drift between rounds, which the medians above do not.
+    print(f"paired (median of each round's new / base), cold: {paired('cold', times):.3f}; cold CPU: {paired('cold', cpus):.3f}; "
+          f"new cold / ruff of its round: {statistics.median(n / r for n, r in zip(times['new cold'], times[RUFF])):.2f}x")
     return 0
 
 

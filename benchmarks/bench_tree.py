@@ -56,10 +56,18 @@ def failed(code: int, cmd: list[str]) -> bool:
 
 def measure(cmd: list[str], env: dict) -> tuple[float, float, int]:
     """(seconds, peak RSS in MB, exit code) of one child process."""
+    return measure_cpu(cmd, env)[:3]
+
+
+def measure_cpu(cmd: list[str], env: dict) -> tuple[float, float, int, float]:
+    """``measure``'s answer and the CPU seconds (user and system) of the child and of every
+    process it waited for (its workers): on a machine whose speed swings between runs, a
+    steadier measure of the work than the wall time."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
-    return time.perf_counter() - t0, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+    return (time.perf_counter() - t0, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status),
+            usage.ru_utime + usage.ru_stime)
 
 
 def together(cmd: list[str], env: dict) -> float | None:
