@@ -35,7 +35,9 @@ def spelt_whole(name: str) -> bool:
 
 
 class WordPattern:
-    """``re.compile(rf"\b{re.escape(name)}{rest}")``, for ``search`` and ``finditer``."""
+    r"""``re.compile(rf"\b{re.escape(name)}{rest}")``, for ``search`` and ``finditer``. ``rest``
+    starts with what no word character matches (``\b``, ``\s*\(``), so that a match of
+    ``name`` + ``rest`` that starts inside an occurrence of the name cannot hide that one."""
 
     def __init__(self, name: str, rest: str = r"\b"):
         self.fast = spelt_whole(name)

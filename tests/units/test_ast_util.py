@@ -87,4 +87,3 @@ def test_walk_is_ast_walk_less_the_singletons(text):
     assert got == walk(tree)
     expected_parents = {id(c): n for n in got for c in ast.iter_child_nodes(n) if not isinstance(c, _SINGLETONS)}
     assert parents == expected_parents
-
