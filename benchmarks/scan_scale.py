@@ -105,7 +105,9 @@ def main(argv=None) -> int:
 
     def command(size: int, what: str, i: int) -> tuple[list[str], dict]:
         root = str(trees[size][0])
-        cold = dict(env, DECOUPLE_CACHE_DIR=str(work / f"cache-{size}-{what}-{i}"))
+        cache = work / f"cache-{size}-{what}-{i}"
+        shutil.rmtree(cache, ignore_errors=True)  # cold: a --work folder used before still holds its caches
+        cold = dict(env, DECOUPLE_CACHE_DIR=str(cache))
         if what == "ruff":
             return [ruff, "check", "--select", "F", "--no-cache", "--quiet", root], env
         if what == "check":
