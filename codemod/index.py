@@ -139,6 +139,11 @@ class ModuleInfo:
         return self.text.splitlines()
 
     @cached_property
+    def lines_kept(self) -> list[str]:
+        """The lines with their ends, to join back into a stretch of the text."""
+        return self.text.splitlines(keepends=True)
+
+    @cached_property
     def _walked(self) -> tuple[list[ast.AST], dict[int, ast.AST]]:
         parents: dict[int, ast.AST] = {}
         return walk(self.tree, parents), parents

@@ -42,11 +42,11 @@ from ..rules import (
 from ..rules import rewrite_fuse_loops as fuse_loops
 from ..rules.rewrite_inline_init import find_super_init, generates_init
 from ..slice import Slicer, _bind_consts
-from .sketch import Sizes, SketchIndex, class_statements
+from ..word_search import WordPattern
+from .sketch import DEF, Sizes, SketchIndex, class_statements
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _WRITES = (effect_outside_write.ID, effect_registration.ID)
-_COLLECT_EVERY = 400  # parent files between two collections
 _DEPTH = 8  # ancestors followed up first bases to the one whose __init__ runs
 
 # What each part of the work an instance stops paying weighs in the ranking: every statement
@@ -160,13 +160,17 @@ def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str], each_fir
     index = SketchIndex(tree, {**dict.fromkeys(subclasses, False), **dict.fromkeys(named, True)}, the_plan.defined)
     heavy: dict[str, bool] = {}  # the class whose __init__ runs -> whether it does more than bind names
     out = []
-    # Parent by parent (a file of them at a time), so that only the modules of one parent
-    # and its subclasses are held at once.
+    index.foresee([{prel, *(r for n in the_plan.bases_in.get(prel, ()) if n in named for r in the_plan.subclass_files.get(n, ()))}
+                   for prel in parent_files])
+    # Parent by parent (a file of them at a time), so that the modules of one parent and its
+    # subclasses are held together (and those the next parents need, as many as the index holds).
     for k, prel in enumerate(parent_files, 1):
+        index.step = k - 1
         mod = index.module(prel)
         parents = {c.name for c in (mod.classes.values() if mod is not None else ()) if c.name in named and _heavy(index, c, heavy)}
         for rel in sorted({r for n in parents for r in the_plan.subclass_files.get(n, ())}):
-            sub = index.module(rel)
+            # DC408 (``each_first_base``) reads more of the class than its ``__init__``.
+            sub = index.light(rel) if each_first_base is None else index.module(rel)
             for cls in (sub.classes.values() if sub is not None else ()):
                 for i, q in enumerate(cls.bases):
                     if q.rsplit(".", 1)[-1] in parents:
@@ -176,15 +180,14 @@ def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str], each_fir
                             out.append(e)
                         if each_first_base is not None and i == 0 and p is not None and p.file == prel:
                             each_first_base(index, cls, p)
-        # What little the pass leaves in cycles (a module parsed whole when its sketch would not
-        # parse), which a run without the collector keeps: collected now and then, while
-        # little else is alive (the rest is frozen out of its way).
-        if k % _COLLECT_EVERY == 0:
-            gc.collect()
         if done is not None:
             done()
     for rel in list(index._modules):
         index.drop(rel)
+    # The pass leaves little in cycles, which a run without the collector keeps (on the 4x tree
+    # of ``benchmarks/scan_scale.py``, a few hundred small objects per 200 parent files): one
+    # collection at its end. One now and then would walk every module held (a thousand), for
+    # a second or two each time.
     gc.collect()
     if frozen:
         gc.unfreeze()
@@ -228,7 +231,7 @@ def _chain(index: Index, parent: ClassInfo) -> list[ClassInfo] | None:
 def estimate(index: "SketchIndex", cls: ClassInfo, parent: ClassInfo | None, first: bool = True) -> Estimate | None:
     """What an instance of ``cls`` would stop paying of ``parent``'s construction; None when it
     pays nothing (its ``__init__`` does not run the parent's, or that ``__init__`` is not in the tree)."""
-    if parent is None or parent is cls:
+    if parent is None or (parent.file, parent.name) == (cls.file, cls.name):  # the same class, of a light sketch or not
         return None
     chain = _chain(index, parent)
     if chain is None:
@@ -325,7 +328,7 @@ def _lines(m) -> int:
 def _interface(cls: ClassInfo, index: "SketchIndex", facts: _Facts) -> set[str]:
     """The parent's public methods the class inherits as they are: code elsewhere may call them
     on an instance (what the full analysis searches the tree for), so a patch would copy them."""
-    own = set(re.findall(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", index.class_text(cls), re.M))
+    own = set(DEF.findall(index.class_text(cls)))
     return {n for n, kind in facts.kinds.items() if kind in ("method", "property") and not n.startswith("_") and n not in own}
 
 
@@ -399,8 +402,22 @@ def construction_weight(index: SketchIndex, cls: ClassInfo) -> int:
     return index.weights[cls.cli_name]
 
 
-_SELF_NAME = re.compile(r"\bself\.(\w+)")
-_SUPER_NAME = re.compile(r"\bsuper\(\s*(?:\w+\s*,\s*self\s*)?\)\.(\w+)")
+# ``\bself\.(\w+)`` and ``\bsuper\(...\)\.(\w+)``, up to the dot: a regex that starts with ``\b``
+# is tried at every position of the text (``word_search``), and a ``rest`` that ends in ``\w+``
+# could swallow a ``self`` that starts the next match.
+_SELF_NAME = WordPattern("self", r"\.")
+_SUPER_NAME = WordPattern("super", r"\(\s*(?:\w+\s*,\s*self\s*)?\)\.")
+_WORD = re.compile(r"\w+")
+
+
+def _names_after(pattern: WordPattern, text: str) -> list[str]:
+    """The word right after each match of ``pattern``, where one follows."""
+    out = []
+    for m in pattern.finditer(text):
+        w = _WORD.match(text, m.end())
+        if w is not None:
+            out.append(w.group())
+    return out
 
 
 def _needs(index: SketchIndex, cls: ClassInfo, facts: _Facts) -> set[str]:
@@ -410,8 +427,8 @@ def _needs(index: SketchIndex, cls: ClassInfo, facts: _Facts) -> set[str]:
     The class is read as text (its sketch holds only its ``__init__``): a name in a comment or
     a string counts too, which can only make the estimate need more."""
     text = index.class_text(cls)
-    own = set(re.findall(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", text, re.M))
-    wanted = {n for n in _SELF_NAME.findall(text) if n not in own} | set(_SUPER_NAME.findall(text))
+    own = set(DEF.findall(text))
+    wanted = {n for n in _names_after(_SELF_NAME, text) if n not in own} | set(_names_after(_SUPER_NAME, text))
     out: set[str] = set()
     todo = sorted(n for n in wanted if n in facts.kinds)
     while todo:

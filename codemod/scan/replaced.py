@@ -31,6 +31,7 @@ from ..rules import effect_built_then_replaced as dc408
 from ..rules.rewrite_inline_init import find_super_init
 from ..slice import side_effect
 from .estimate import MIB, REPEATED, WEIGHTS, _chain, construction_weight
+from .sketch import DEF
 from .hook_safety import (
     construction_problem,
     list_alias,
@@ -40,7 +41,6 @@ from .hook_safety import (
 )
 from .sketch import Sizes, SketchIndex
 
-_DEF = re.compile(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
 HOOK_POSSIBLE, REFUSED = "hook possible", "refused"
 
 
@@ -96,7 +96,7 @@ def find(index: SketchIndex, cls: ClassInfo, parent: ClassInfo | None, _depth: i
     if replaced:
         defined_in = {n: c for c in reversed(_ancestors(index, chain)) for n in c.methods if n != "__init__"}
         methods = {n: c.methods[n] for n, c in defined_in.items()}
-        overrides = set(_DEF.findall(index.class_text(cls))) - {"__init__"}
+        overrides = set(DEF.findall(index.class_text(cls))) - {"__init__"}
         for b in dc408.built(owner.methods["__init__"], replaced, methods, overrides):
             item = _statement(index, cls, owner, chain, init, super_stmt, b, defined_in)
             if item["weight"]:  # it builds or allocates: a plain call's result is no construction to save

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from functools import cached_property
 
 from ..ast_util import resolve_relative
@@ -20,7 +20,14 @@ from ..index import ClassInfo, Index, ModuleInfo
 
 # A class statement, and the text of its bases up to the parenthesis before the colon.
 CLASS = re.compile(r"^[ \t]*class[ \t]+(\w+)[ \t]*(?:\(([^:]*?)\))?[ \t]*:", re.M)
-_HELD = 64  # modules an index holds at once
+# A ``def`` in a class's text (``SketchIndex.class_text``): its methods, and any indented deeper.
+DEF = re.compile(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
+# Modules an index holds at once, and how many go when it is full. On the 4x tree of
+# ``benchmarks/scan_scale.py``, one worker's share: 64 held, 48 s CPU and 426 MB peak; 512, 29 s and
+# 665 MB; 1,024, 27 s and 918 MB (a module held costs about half a MiB: its syntax tree, its text).
+_HELD = 512
+_LET_GO = 64
+_NEVER = float("inf")
 
 
 class SketchIndex(Index):
@@ -35,13 +42,27 @@ class SketchIndex(Index):
         self.defined = defined  # class name -> the files whose text defines it
         self.wanted = wanted  # the classes worth sketching (whole, or header and __init__); the others are left out
         self.spans: dict[str, dict[str, tuple[int, int]]] = {}  # file -> class -> its lines in the file
-        self._recent: dict[str, None] = {}  # the modules held, least recently asked for first
-        self._sketches: dict[str, str] = {}
+        # The modules held, least recently asked for first: (file, light) -> the step that asked.
+        self._recent: dict[tuple[str, bool], int] = {}
+        self._sketches: dict[tuple[str, bool], str] = {}
+        self._light: dict[str, ModuleInfo] = {}  # file -> its light sketch (``light``), while held
         self.weights: dict[str, int] = {}  # class -> estimate.construction_weight
         self.costs: dict[str, dict] = {}  # class -> what its own __init__ does, the parts of that weight
         self.parent_facts: dict[tuple, object] = {}  # a parent's chain -> estimate._Facts
         self.paid: dict[tuple, object] = {}  # a parent's chain, what a subclass needs and binds -> estimate._paid
         self._whole: dict[str, ModuleInfo | None] = {}
+        self._uses: dict[str, list[int]] = {}  # file -> the steps of the pass expected to ask for it
+        self.step = 0  # the step of the pass now under way
+
+    def foresee(self, steps: list[set[str]]) -> None:
+        """The files each step of the pass is expected to ask for (a parent's file, its
+        subclasses' files), so that a full index lets go of the modules asked for latest: an
+        index that let go of the least recently used parsed a file of the 4x tree of
+        ``benchmarks/scan_scale.py`` twice as often. Files asked for and not foreseen (an
+        ancestor's, resolving a base) go first, least recently used first."""
+        for k, rels in enumerate(steps):
+            for rel in rels:
+                self._uses.setdefault(rel, []).append(k)
 
     def module(self, rel: str):
         mod = super().module(rel)
@@ -49,11 +70,45 @@ class SketchIndex(Index):
             # Imports only (a package's re-exports): small, and asked again for every base
             # resolved through it; held for the pass rather than parsed again each time.
             return mod
-        self._recent.pop(rel, None)
-        self._recent[rel] = None
-        if len(self._recent) > _HELD:
-            self.drop(next(iter(self._recent)))
+        self._held((rel, False))
         return mod
+
+    def light(self, rel: str):
+        """The module of a file read for its subclasses' sake: each class of interest with its
+        header and ``__init__`` only (a class's other members are its parent's side, which
+        ``module`` has), two fifths of the sketch's parse where its classes are parents too. The
+        sketch itself where it is held, or where the light one does not parse."""
+        if rel in self._modules or self.meter is not None:
+            return self.module(rel)
+        mod = self._light.get(rel)
+        if mod is None:
+            mod = self._sketched(rel, True)
+            if mod is None:
+                return self.module(rel)
+            self._light[rel] = mod
+        self._held((rel, True))
+        return mod
+
+    def _held(self, key: tuple[str, bool]) -> None:
+        self._recent.pop(key, None)
+        self._recent[key] = self.step
+        if len(self._recent) > _HELD:
+            self._let_go()
+
+    def _let_go(self) -> None:
+        """Drop the ``_LET_GO`` modules expected latest, those asked for in this step last (their
+        classes are likely in use; a class in use keeps a module that works, parsed again if asked
+        for). The sort is stable: ties go least recently used first."""
+        recent, step, nxt = self._recent, self.step, {}
+        for key, asked in recent.items():
+            nxt[key] = (asked == step, -self._next_use(key[0]))
+        for key in sorted(recent, key=nxt.__getitem__)[:_LET_GO]:
+            self._drop(*key)
+
+    def _next_use(self, rel: str) -> float:
+        uses = self._uses.get(rel, ())
+        i = bisect_left(uses, self.step)  # a use foreseen for this step and not yet made is the soonest
+        return uses[i] if i < len(uses) else _NEVER
 
     def want(self, name: str, besides: str) -> bool:
         """Sketch the class ``name`` too (a class the parent builds), from the next time its
@@ -63,7 +118,8 @@ class SketchIndex(Index):
             return False
         self.wanted[name] = True
         for rel in self.defined[name] - {besides}:
-            self._sketches.pop(rel, None)
+            self._sketches.pop((rel, False), None)
+            self._sketches.pop((rel, True), None)
             self.exports.forget(rel)
             self.drop(rel)
         return True
@@ -75,35 +131,45 @@ class SketchIndex(Index):
         return self._whole[rel]
 
     def drop(self, rel: str) -> None:
-        """Forget a module. Its classes are let go too, which breaks the one cycle a module
-        makes (it holds its classes, each holds it): freed at once, with no collector, while a
-        class still in use keeps a module that works."""
-        self._recent.pop(rel, None)
-        mod = self._modules.pop(rel, None)
+        """Forget a module, its light sketch too. Its classes are let go, which breaks the one
+        cycle a module makes (it holds its classes, each holds it): freed at once, with no
+        collector, while a class still in use keeps a module that works."""
+        self._drop(rel, False)
+        self._drop(rel, True)
+
+    def _drop(self, rel: str, light: bool) -> None:
+        self._recent.pop((rel, light), None)
+        mod = (self._light if light else self._modules).pop(rel, None)
         if mod is not None:
             mod.__dict__.pop("classes", None)
-            self.subclass_search.forget()  # answers that may hold the classes let go
+            if not light:
+                self.subclass_search.forget()  # answers that may hold the classes let go
 
     def class_text(self, cls: ClassInfo) -> str:
         """The whole source of a sketched class, as the file has it."""
         first, end = self.spans.get(cls.file, {}).get(cls.name, (cls.node.lineno - 1, cls.node.end_lineno))
-        return "".join(cls.module.text.splitlines(keepends=True)[first:end])
+        return "".join(cls.module.lines_kept[first:end])
 
     def _parse(self, rel: str):
         # ``peek``, not ``text``: the tree would keep the text of every file sketched for the rest
         # of the process (the scan's workers go on to the full analyses); the module keeps it while held.
+        return self._sketched(rel, False) or super()._parse(rel)
+
+    def _sketched(self, rel: str, light: bool) -> "SketchModule | None":
+        """The module of ``rel``'s sketch (``light``: every class's header and ``__init__``
+        only), None where there is no text or the sketch does not parse."""
         text = self.tree.peek(rel)
-        if rel not in self._sketches and text is not None:
-            self._sketches[rel] = _sketch(text, self.wanted, self.spans.setdefault(rel, {}))
-        sketched = self._sketches.get(rel)
-        if sketched is not None:
-            try:
-                tree = ast.parse(sketched, filename=rel)
-            except (SyntaxError, ValueError):
-                tree = None
-            if tree is not None:
-                return SketchModule(self.tree.module_name(rel), rel, tree, text, self.tree.is_package(rel))
-        return super()._parse(rel)
+        key = (rel, light)
+        if key not in self._sketches and text is not None:
+            self._sketches[key] = _sketch(text, self.wanted, self.spans.setdefault(rel, {}), light)
+        sketched = self._sketches.get(key)
+        if sketched is None:
+            return None
+        try:
+            tree = ast.parse(sketched, filename=rel)
+        except (SyntaxError, ValueError):
+            return None
+        return SketchModule(self.tree.module_name(rel), rel, tree, text, self.tree.is_package(rel))
 
 
 class Sizes:
@@ -159,9 +225,11 @@ _IMPORT = re.compile(r"^(?:from[ \t]+\.*[\w.]*[ \t]+import\b|import[ \t]+\w)", r
 _BLOCK_OPENER = re.compile(r"(?:if|elif|else|try|except|finally|with)\b")
 
 
-def _sketch(text: str, wanted: dict[str, bool], spans: dict) -> str:
+def _sketch(text: str, wanted: dict[str, bool], spans: dict, light: bool = False) -> str:
     """``wanted``: class name -> whether its whole body is needed (a parent's: its members and
     methods), or only its header and ``__init__`` (a subclass's: the rest is read as text).
+    ``light``: every class its header and ``__init__`` only; a class wanted whole keeps every
+    ``__init__`` its body defines, so that the last one is its ``__init__``, as in the whole body.
     ``spans`` gets each sketched class's lines, (first, end) from 0, end excluded."""
     lines = text.splitlines(keepends=True)
     out = ["\n" if line.endswith(("\n", "\r")) else "" for line in lines]
@@ -189,12 +257,14 @@ def _sketch(text: str, wanted: dict[str, bool], spans: dict) -> str:
         end = _block_end(lines, i + 1, indent)
         spans[m.group(1)] = (first, end)
         head_end = _line_of(starts, m.end() - 1)
-        keep = range(first, end) if wanted[m.group(1)] else [*range(first, head_end + 1), *_init_lines(lines, head_end + 1, end)]
+        whole = wanted[m.group(1)]
+        keep = range(first, end) if whole and not light else \
+            [*range(first, head_end + 1), *_init_lines(lines, head_end + 1, end, every=whole)]
         for k in keep:
             line = lines[k]
             if line.strip():  # a blank line stays as it is: one line
                 out[k] = line[indent:] if indent and line[:indent].isspace() else line
-        if not wanted[m.group(1)] and all(not out[k].strip() for k in range(head_end + 1, end)):
+        if (light or not whole) and all(not out[k].strip() for k in range(head_end + 1, end)):
             out[head_end] = out[head_end][:m.end() - starts[head_end] - indent] + " ...\n"
         end -= 1
     return "".join(out)
@@ -214,18 +284,26 @@ def _block_end(lines: list[str], start: int, indent: int) -> int:
     return len(lines)
 
 
-def _init_lines(lines: list[str], start: int, end: int) -> range:
-    """The lines of the ``__init__`` defined in a class body (with its decorators), if any."""
+def _init_lines(lines: list[str], start: int, end: int, every: bool = False) -> list[int]:
+    """The lines of the first ``__init__`` defined in a class body (with its decorators), if
+    any; ``every``: of each one it defines."""
     body = next((len(lines[k]) - len(lines[k].lstrip()) for k in range(start, end)
                  if lines[k].strip() and not lines[k].strip().startswith("#")), None)
-    for k in range(start, end):
+    out: list[int] = []
+    k = start
+    while k < end:
         stripped = lines[k].strip()
         if stripped.startswith(("def __init__(", "async def __init__(")) and len(lines[k]) - len(lines[k].lstrip()) == body:
             first = k
             while first > start and lines[first - 1].strip().startswith("@"):
                 first -= 1
-            return range(first, _block_end(lines, k + 1, body))
-    return range(0)
+            k = _block_end(lines, k + 1, body)
+            out.extend(range(first, k))
+            if not every:
+                break
+        else:
+            k += 1
+    return out
 
 
 def _line_starts(text: str) -> list[int]:

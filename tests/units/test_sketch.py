@@ -1,0 +1,101 @@
+"""The scan's sketches (``scan.sketch``): what a light sketch keeps of a class, that its
+``__init__`` is the one the whole body gives, and which modules a full index lets go of."""
+
+import ast
+
+import pytest
+
+from codemod.discover import Tree
+from codemod.scan import sketch
+from codemod.scan.sketch import SketchIndex, _sketch
+
+
+def _inits(text: str, wanted: dict, light: bool) -> dict[str, int | None]:
+    """Each class's ``__init__`` as the sketch's parse gives it (the line of its ``def``)."""
+    tree = ast.parse(_sketch(text, wanted, {}, light))
+    out = {}
+    for c in tree.body:
+        if isinstance(c, ast.ClassDef):
+            inits = [n for n in c.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__init__"]
+            out[c.name] = inits[-1].lineno if inits else None  # a body's last def is the class's
+    return out
+
+
+OVERLOADED = '''\
+from typing import overload
+
+
+class P(Base):
+    x = 1
+
+    @overload
+    def __init__(self, a: int) -> None: ...
+
+    @overload
+    def __init__(self, a: str) -> None: ...
+
+    def __init__(self, a):
+        super().__init__()
+        self.a = a
+
+    def other(self):
+        return self.a
+
+
+class Q(P):
+    def run(self):
+        return 1
+'''
+
+
+@pytest.mark.parametrize("text, wanted", [
+    pytest.param(OVERLOADED, {"P": True, "Q": True}, id="overloaded-init-of-a-parent"),
+    pytest.param(OVERLOADED, {"P": True, "Q": False}, id="a-class-without-init"),
+    pytest.param("class A(B):\n    async def __init__(self):\n        pass\n", {"A": True}, id="async-init"),
+    pytest.param("if X:\n    class A(B):\n        def __init__(self):\n            super().__init__()\n", {"A": True},
+                 id="under-a-module-block"),
+])
+def test_a_light_sketch_gives_each_class_the_init_of_the_whole_body(text, wanted):
+    assert _inits(text, wanted, light=True) == _inits(text, wanted, light=False)
+
+
+def test_a_light_sketch_keeps_no_other_member():
+    light = _sketch(OVERLOADED, {"P": True, "Q": True}, {}, light=True)
+    assert "def other" not in light and "x = 1" not in light and "def run" not in light
+    assert "self.a = a" in light
+    assert len(light.splitlines()) == len(OVERLOADED.splitlines())  # line numbers hold
+    tree = ast.parse(light)
+    assert [c.name for c in tree.body if isinstance(c, ast.ClassDef)] == ["P", "Q"]
+
+
+def test_a_subclass_only_class_keeps_its_first_init_as_before():
+    """A class wanted for its header only keeps the first ``__init__`` it defines, light or not."""
+    assert _inits(OVERLOADED, {"P": False}, light=True) == _inits(OVERLOADED, {"P": False}, light=False)
+
+
+def test_a_full_index_lets_go_of_the_modules_needed_latest(tmp_path, monkeypatch):
+    for i in range(6):
+        (tmp_path / f"m{i}.py").write_text(f"class C{i}(Base):\n    def __init__(self):\n        super().__init__()\n")
+    monkeypatch.setattr(sketch, "_HELD", 3)
+    monkeypatch.setattr(sketch, "_LET_GO", 1)
+    index = SketchIndex(Tree(tmp_path), {f"C{i}": True for i in range(6)}, {f"C{i}": {f"m{i}.py"} for i in range(6)})
+    # Step 0 asks for m0, m1, m2; m0 is wanted again at step 1, m1 at step 3, m2 never.
+    index.foresee([{"m0.py", "m1.py", "m2.py"}, {"m0.py", "m3.py"}, {"m4.py"}, {"m1.py"}])
+    for rel in ("m0.py", "m1.py", "m2.py"):
+        index.module(rel)
+    index.step = 1
+    index.module("m3.py")  # four held: m2, needed never, goes
+    assert set(index._modules) == {"m0.py", "m1.py", "m3.py"}
+    index.step = 2
+    index.module("m4.py")  # of m0 (never again), m1 (step 3), m3 (never again), the least recent of the two unneeded goes
+    assert set(index._modules) == {"m1.py", "m3.py", "m4.py"}
+
+
+def test_a_light_module_is_the_sketch_itself_where_that_is_held(tmp_path):
+    (tmp_path / "m.py").write_text("class C(Base):\n    def __init__(self):\n        super().__init__()\n\n    def f(self):\n        pass\n")
+    index = SketchIndex(Tree(tmp_path), {"C": True}, {"C": {"m.py"}})
+    light = index.light("m.py")
+    assert set(light.classes["C"].methods) == {"__init__"}
+    full = index.module("m.py")
+    assert set(full.classes["C"].methods) == {"__init__", "f"}
+    assert index.light("m.py") is full
