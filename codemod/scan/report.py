@@ -90,11 +90,12 @@ class Judges:
             _WORK[0].word_index  # noqa: B018 - built once, here, for every worker
             self._fork()
 
-    def _fork(self) -> None:
+    def _fork(self, one_job_each: bool = False) -> None:
         import multiprocessing
 
         with forking():
-            self.pool = multiprocessing.get_context("fork").Pool(WORKERS, initializer=_start_worker)
+            self.pool = multiprocessing.get_context("fork").Pool(WORKERS, initializer=_start_worker,
+                                                                 maxtasksperchild=1 if one_job_each else None)
 
     def estimate(self, replaced: bool = False) -> tuple[list[Estimate], list]:
         """The first pass, its parent files dealt out to the workers; with ``replaced``, the
@@ -118,12 +119,16 @@ class Judges:
         jobs = [job(e) for e in estimates]
         if self.pool is not None and jobs:
             # Fresh workers for the full analyses: those of the first pass keep the memory its
-            # sketches took (freed, not given back), under each analysis's own peak.
+            # sketches took (freed, not given back), under each analysis's own peak. A fresh one
+            # for each analysis, too: what one leaves in cycles goes with its process, with no
+            # collection (a second or so each), and the analysis is imported once, here.
+            from .. import cache, pipeline  # noqa: F401
+
             self.close()
-            self._fork()
+            self._fork(one_job_each=True)
             found = _in_ticks(self.pool.imap(_judge_one, jobs))
         else:
-            found = map(_judge_one, jobs)
+            found = (_collected(_judge_one(j)) for j in jobs)
         rows = []
         progress = Progress("candidates")
         progress.start -= 1.0  # each candidate takes seconds: the line shows from the first
@@ -229,8 +234,12 @@ def _judge_one(spec: tuple[str, str | None, str | None]) -> tuple[str, str, str,
         return "error", str(exc), "", None
     except Exception as exc:  # a bug of ours: the row says so, the other rows still get theirs
         return "error", f"internal error: {type(exc).__name__}: {exc}", "", None
-    finally:
-        gc.collect()
+
+
+def _collected(verdict):
+    """In one process (no fork), what an analysis left in cycles goes before the next one."""
+    gc.collect()
+    return verdict
 
 
 def _verdict(tree: Tree, cls: str, parent: str | None, base: str | None, file: dict,

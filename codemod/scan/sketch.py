@@ -13,6 +13,7 @@ import ast
 import re
 from bisect import bisect_left, bisect_right
 from functools import cached_property
+from itertools import accumulate
 
 from ..ast_util import resolve_relative
 from ..discover import Tree
@@ -221,6 +222,8 @@ def _top_level_imports(mod: ModuleInfo) -> dict[str, str]:
     return out
 
 
+# What ``str.splitlines`` ends a line at besides "\n" and "\r".
+_ODD_ENDS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _IMPORT = re.compile(r"^(?:from[ \t]+\.*[\w.]*[ \t]+import\b|import[ \t]+\w)", re.M)
 _BLOCK_OPENER = re.compile(r"(?:if|elif|else|try|except|finally|with)\b")
 
@@ -232,7 +235,12 @@ def _sketch(text: str, wanted: dict[str, bool], spans: dict, light: bool = False
     ``__init__`` its body defines, so that the last one is its ``__init__``, as in the whole body.
     ``spans`` gets each sketched class's lines, (first, end) from 0, end excluded."""
     lines = text.splitlines(keepends=True)
-    out = ["\n" if line.endswith(("\n", "\r")) else "" for line in lines]
+    if _ODD_ENDS.search(text) is None:  # each line ends in "\n" or "\r", but maybe the last
+        out = ["\n"] * len(lines)
+        if lines and not lines[-1].endswith(("\n", "\r")):
+            out[-1] = ""
+    else:
+        out = ["\n" if line.endswith(("\n", "\r")) else "" for line in lines]
     starts = _line_starts(text)
     for m in _IMPORT.finditer(text):
         i = _line_of(starts, m.start())
@@ -260,10 +268,13 @@ def _sketch(text: str, wanted: dict[str, bool], spans: dict, light: bool = False
         whole = wanted[m.group(1)]
         keep = range(first, end) if whole and not light else \
             [*range(first, head_end + 1), *_init_lines(lines, head_end + 1, end, every=whole)]
-        for k in keep:
-            line = lines[k]
-            if line.strip():  # a blank line stays as it is: one line
-                out[k] = line[indent:] if indent and line[:indent].isspace() else line
+        if indent == 0 and isinstance(keep, range):  # a whole class at the top level, most of the text
+            out[first:end] = [line if line.strip() else was for line, was in zip(lines[first:end], out[first:end])]
+        else:
+            for k in keep:
+                line = lines[k]
+                if line.strip():  # a blank line stays as it is: one line
+                    out[k] = line[indent:] if indent and line[:indent].isspace() else line
         if (light or not whole) and all(not out[k].strip() for k in range(head_end + 1, end)):
             out[head_end] = out[head_end][:m.end() - starts[head_end] - indent] + " ...\n"
         end -= 1
@@ -307,11 +318,8 @@ def _init_lines(lines: list[str], start: int, end: int, every: bool = False) -> 
 
 
 def _line_starts(text: str) -> list[int]:
-    starts, at = [0], text.find("\n")
-    while at != -1:
-        starts.append(at + 1)
-        at = text.find("\n", at + 1)
-    return starts
+    """The offset each line starts at, lines ended by "\n" only."""
+    return list(accumulate((len(part) + 1 for part in text.split("\n")[:-1]), initial=0))
 
 
 def _line_of(starts: list[int], offset: int) -> int:
