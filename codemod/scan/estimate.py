@@ -247,7 +247,7 @@ def estimate(index: "SketchIndex", cls: ClassInfo, parent: ClassInfo | None, fir
     elif generates_init(cls):
         return None
     facts = _facts(index, chain)
-    needs = _needs(index, cls, facts) - _assigned_after(own_init, super_stmt)
+    needs = _needs(index, cls, facts, chain) - _assigned_after(own_init, super_stmt)
     sn = first_param(init) or "self"
     consts = _bind_consts(init, call) if call is not None and owner is parent else {}
     fusions = fuse_loops.find(SimpleNamespace(cls=cls, super_init_stmt=super_stmt), init, sn) \
@@ -274,21 +274,28 @@ class _Facts:
 
     kinds: dict[str, str]  # member -> its kind
     lines: dict[str, int]  # member -> its lines, for a method or property (else 0)
-    named: dict[str, frozenset[str]]  # a method or property -> the attributes it names on self or super()
     method_lines: int
+    # A member -> the attributes it names on self or super() (a method's or property's; else
+    # none), for the members some subclass needs: most of a parent's methods no subclass names.
+    named: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def names_in(self, name: str, chain: list[ClassInfo]) -> frozenset[str]:
+        """``named[name]``, worked out from ``chain`` (the chain these facts are of) the first time."""
+        if name not in self.named:
+            m = next(c.members[name] for c in chain if name in c.members)  # the nearest class's, as ``kinds`` has it
+            self.named[name] = frozenset(
+                a.attr for a in walk(m.node) if isinstance(a, ast.Attribute) and (
+                    (isinstance(a.value, ast.Name) and a.value.id == "self") or is_super_call(a.value))
+            ) if m.node is not None and m.kind in ("method", "property") else frozenset()
+        return self.named[name]
 
 
 def _facts(index: "SketchIndex", chain: list[ClassInfo]) -> _Facts:
     key = tuple(c.cli_name for c in chain)
     if key not in index.parent_facts:
         members = {n: m for c in reversed(chain) for n, m in c.members.items() if n != "__init__"}
-        named = {}
-        for n, m in members.items():
-            if m.node is not None and m.kind in ("method", "property"):
-                named[n] = frozenset(a.attr for a in walk(m.node) if isinstance(a, ast.Attribute) and (
-                    (isinstance(a.value, ast.Name) and a.value.id == "self") or is_super_call(a.value)))
         lines = {n: _lines(m) for n, m in members.items()}
-        index.parent_facts[key] = _Facts({n: m.kind for n, m in members.items()}, lines, named, sum(lines.values()))
+        index.parent_facts[key] = _Facts({n: m.kind for n, m in members.items()}, lines, sum(lines.values()))
     return index.parent_facts[key]
 
 
@@ -420,7 +427,7 @@ def _names_after(pattern: WordPattern, text: str) -> list[str]:
     return out
 
 
-def _needs(index: SketchIndex, cls: ClassInfo, facts: _Facts) -> set[str]:
+def _needs(index: SketchIndex, cls: ClassInfo, facts: _Facts, chain: list[ClassInfo]) -> set[str]:
     """The parent's members the class's own code names on ``self`` (that it does not define
     itself) or through ``super()``, and what the parent's methods among them name in turn.
 
@@ -436,5 +443,5 @@ def _needs(index: SketchIndex, cls: ClassInfo, facts: _Facts) -> set[str]:
         if name in out:
             continue
         out.add(name)
-        todo.extend(n for n in facts.named.get(name, ()) if n in facts.kinds and n not in out)
+        todo.extend(n for n in facts.names_in(name, chain) if n in facts.kinds and n not in out)
     return out
