@@ -2,7 +2,7 @@
 """A cut measured against its parent: cold and warm ``--check`` of two revisions beside ruff,
 alternated in one run.
 
-    python benchmarks/ab_cold.py [--base REV] [--new REV] [--rounds 5] [ROOT]
+    python benchmarks/ab_cold.py [--base REV] [--new REV] [--rounds 5] [--scan] [ROOT]
 
 ``--base`` defaults to ``HEAD~1``, ``--new`` to the working tree (``.``); any other REV is
 checked out, detached, into a temporary git worktree (removed at the end). ROOT defaults to the
@@ -11,7 +11,7 @@ drift on a noisy machine hits both revisions alike:
 
 * ``ruff check --select F --no-cache ROOT`` (the yardstick);
 * each revision's ``decouple ROOT --class ... --check`` with a fresh cache folder (cold), then
-  the same command again on that folder (warm).
+  the same command again on that folder (warm); with ``--scan``, ``decouple scan ROOT`` instead.
 
 Prints medians, each revision's ratio to ruff's median of the same run, new/base, and the peak
 RSS of the largest process (``os.wait4``). Both revisions must give the same exit code and the
@@ -54,6 +54,7 @@ def main(argv=None) -> int:
     ap.add_argument("--base", default="HEAD~1", help="the parent revision (default HEAD~1)")
     ap.add_argument("--new", default=".", help="the revision with the cut (default: the working tree)")
     ap.add_argument("--rounds", type=int, default=5, help="alternated rounds (default 5); medians are reported")
+    ap.add_argument("--scan", action="store_true", help="time `decouple scan ROOT` instead of the two classes' --check")
     ap.add_argument("--different-ok", action="store_true",
                     help="time the two even when their --check output differs (a wording change between them)")
     args = ap.parse_args(argv)
@@ -75,6 +76,8 @@ def main(argv=None) -> int:
 
         def decouple(k: str, cache: Path):
             env = dict(os.environ, DECOUPLE_CACHE_DIR=str(cache), PYTHONPATH=str(folders[k]))
+            if args.scan:
+                return [sys.executable, "-m", "codemod", "scan", str(root)], env
             return [sys.executable, "-m", "codemod", str(root), *select, "--check"], env
 
         outputs = {}
