@@ -247,7 +247,9 @@ def estimate(index: "SketchIndex", cls: ClassInfo, parent: ClassInfo | None, fir
     elif generates_init(cls):
         return None
     facts = _facts(index, chain)
-    needs = _needs(index, cls, facts, chain) - _assigned_after(own_init, super_stmt)
+    text = index.class_text(cls)  # the class is read as text: its sketch holds only its __init__
+    own = set(DEF.findall(text))
+    needs = _needs(text, own, facts, chain) - _assigned_after(own_init, super_stmt)
     sn = first_param(init) or "self"
     consts = _bind_consts(init, call) if call is not None and owner is parent else {}
     fusions = fuse_loops.find(SimpleNamespace(cls=cls, super_init_stmt=super_stmt), init, sn) \
@@ -259,7 +261,7 @@ def estimate(index: "SketchIndex", cls: ClassInfo, parent: ClassInfo | None, fir
                  needs=sorted(needs), first_base=first, base=(owner.bases[0] if owner.bases else "builtins.object")
                  if owner is not parent else None)
     e.copied_lines = sum(facts.lines[n] for n in needs)
-    e.interface_lines = sum(facts.lines[n] for n in _interface(cls, index, facts) - needs)
+    e.interface_lines = sum(facts.lines[n] for n in _interface(own, facts) - needs)
     e.method_lines = facts.method_lines
     e.constructions, e.allocations = [dict(c) for c in paid.constructions], [dict(a) for a in paid.allocations]
     e.loops, e.calls, e.writes = paid.loops, paid.calls, paid.writes
@@ -332,10 +334,9 @@ def _lines(m) -> int:
     return (m.node.end_lineno or m.node.lineno) - m.node.lineno + 1
 
 
-def _interface(cls: ClassInfo, index: "SketchIndex", facts: _Facts) -> set[str]:
+def _interface(own: set[str], facts: _Facts) -> set[str]:
     """The parent's public methods the class inherits as they are: code elsewhere may call them
     on an instance (what the full analysis searches the tree for), so a patch would copy them."""
-    own = set(DEF.findall(index.class_text(cls)))
     return {n for n, kind in facts.kinds.items() if kind in ("method", "property") and not n.startswith("_") and n not in own}
 
 
@@ -427,14 +428,13 @@ def _names_after(pattern: WordPattern, text: str) -> list[str]:
     return out
 
 
-def _needs(index: SketchIndex, cls: ClassInfo, facts: _Facts, chain: list[ClassInfo]) -> set[str]:
+def _needs(text: str, own: set[str], facts: _Facts, chain: list[ClassInfo]) -> set[str]:
     """The parent's members the class's own code names on ``self`` (that it does not define
     itself) or through ``super()``, and what the parent's methods among them name in turn.
+    ``text``: the class's source; ``own``: the methods it defines (``DEF`` in that text).
 
     The class is read as text (its sketch holds only its ``__init__``): a name in a comment or
     a string counts too, which can only make the estimate need more."""
-    text = index.class_text(cls)
-    own = set(DEF.findall(text))
     wanted = {n for n in _names_after(_SELF_NAME, text) if n not in own} | set(_names_after(_SUPER_NAME, text))
     out: set[str] = set()
     todo = sorted(n for n in wanted if n in facts.kinds)

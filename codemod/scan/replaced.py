@@ -31,7 +31,6 @@ from ..rules import effect_built_then_replaced as dc408
 from ..rules.rewrite_inline_init import find_super_init
 from ..slice import side_effect
 from .estimate import MIB, REPEATED, WEIGHTS, _chain, construction_weight
-from .sketch import DEF
 from .hook_safety import (
     construction_problem,
     list_alias,
@@ -39,7 +38,7 @@ from .hook_safety import (
     resolve_built,
     same_value,
 )
-from .sketch import Sizes, SketchIndex
+from .sketch import DEF, Sizes, SketchIndex
 
 HOOK_POSSIBLE, REFUSED = "hook possible", "refused"
 

@@ -79,7 +79,7 @@ class SketchIndex(Index):
         header and ``__init__`` only (a class's other members are its parent's side, which
         ``module`` has), two fifths of the sketch's parse where its classes are parents too. The
         sketch itself where it is held, or where the light one does not parse."""
-        if rel in self._modules or self.meter is not None:
+        if rel in self._modules:
             return self.module(rel)
         mod = self._light.get(rel)
         if mod is None:
@@ -266,11 +266,11 @@ def _sketch(text: str, wanted: dict[str, bool], spans: dict, light: bool = False
         spans[m.group(1)] = (first, end)
         head_end = _line_of(starts, m.end() - 1)
         whole = wanted[m.group(1)]
-        keep = range(first, end) if whole and not light else \
-            [*range(first, head_end + 1), *_init_lines(lines, head_end + 1, end, every=whole)]
-        if indent == 0 and isinstance(keep, range):  # a whole class at the top level, most of the text
+        if whole and not light and indent == 0:  # a whole class at the top level, most of the text
             out[first:end] = [line if line.strip() else was for line, was in zip(lines[first:end], out[first:end])]
         else:
+            keep = range(first, end) if whole and not light else \
+                [*range(first, head_end + 1), *_init_lines(lines, head_end + 1, end, every=whole)]
             for k in keep:
                 line = lines[k]
                 if line.strip():  # a blank line stays as it is: one line
