@@ -23,10 +23,13 @@ from ..index import ClassInfo, Index, ModuleInfo
 CLASS = re.compile(r"^[ \t]*class[ \t]+(\w+)[ \t]*(?:\(([^:]*?)\))?[ \t]*:", re.M)
 # A ``def`` in a class's text (``SketchIndex.class_text``): its methods, and any indented deeper.
 DEF = re.compile(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
-# Modules an index holds at once, and how many go when it is full. On the 4x tree of
-# ``benchmarks/scan_scale.py``, one worker's share: 64 held, 48 s CPU and 426 MB peak; 512, 29 s and
-# 665 MB; 1,024, 27 s and 918 MB (a module held costs about half a MiB: its syntax tree, its text).
-_HELD = 512
+# Modules an index holds at once, by kind (light or not), and how many of a kind go when it
+# holds too many. Measured on the 4x tree of ``benchmarks/scan_scale.py``, one worker's share
+# (the heavier): one budget of 512 for both kinds, 10,055 parses and 669 MB peak, most parses
+# light sketches asked for again (a parent with a thousand subclass files fills it alone); 128
+# whole and 768 light, 6,302 parses and 744 MB; 128 and 1,024, 6,136 and 789 MB; 512 and 512,
+# 6,378 and 928 MB (a sketch held whole costs about 0.7 MB, a light one about 0.15 MB).
+_HELD = {False: 128, True: 768}
 _LET_GO = 64
 _NEVER = float("inf")
 
@@ -43,8 +46,8 @@ class SketchIndex(Index):
         self.defined = defined  # class name -> the files whose text defines it
         self.wanted = wanted  # the classes worth sketching (whole, or header and __init__); the others are left out
         self.spans: dict[str, dict[str, tuple[int, int]]] = {}  # file -> class -> its lines in the file
-        # The modules held, least recently asked for first: (file, light) -> the step that asked.
-        self._recent: dict[tuple[str, bool], int] = {}
+        # The modules held, by kind (light or not), least recently asked for first: file -> the step that asked.
+        self._recent: dict[bool, dict[str, int]] = {False: {}, True: {}}
         self._sketches: dict[tuple[str, bool], str] = {}
         self._light: dict[str, ModuleInfo] = {}  # file -> its light sketch (``light``), while held
         self.weights: dict[str, int] = {}  # class -> estimate.construction_weight
@@ -91,20 +94,21 @@ class SketchIndex(Index):
         return mod
 
     def _held(self, key: tuple[str, bool]) -> None:
-        self._recent.pop(key, None)
-        self._recent[key] = self.step
-        if len(self._recent) > _HELD:
-            self._let_go()
+        recent = self._recent[key[1]]
+        recent.pop(key[0], None)
+        recent[key[0]] = self.step
+        if len(recent) > _HELD[key[1]]:
+            self._let_go(key[1])
 
-    def _let_go(self) -> None:
-        """Drop the ``_LET_GO`` modules expected latest, those asked for in this step last (their
-        classes are likely in use; a class in use keeps a module that works, parsed again if asked
-        for). The sort is stable: ties go least recently used first."""
-        recent, step, nxt = self._recent, self.step, {}
-        for key, asked in recent.items():
-            nxt[key] = (asked == step, -self._next_use(key[0]))
-        for key in sorted(recent, key=nxt.__getitem__)[:_LET_GO]:
-            self._drop(*key)
+    def _let_go(self, light: bool) -> None:
+        """Drop the ``_LET_GO`` modules of a kind expected latest, those asked for in this step
+        last (their classes are likely in use; a class in use keeps a module that works, parsed
+        again if asked for). The sort is stable: ties go least recently used first."""
+        recent, step, nxt = self._recent[light], self.step, {}
+        for rel, asked in recent.items():
+            nxt[rel] = (asked == step, -self._next_use(rel))
+        for rel in sorted(recent, key=nxt.__getitem__)[:_LET_GO]:
+            self._drop(rel, light)
 
     def _next_use(self, rel: str) -> float:
         uses = self._uses.get(rel, ())
@@ -139,7 +143,7 @@ class SketchIndex(Index):
         self._drop(rel, True)
 
     def _drop(self, rel: str, light: bool) -> None:
-        self._recent.pop((rel, light), None)
+        self._recent[light].pop(rel, None)
         mod = (self._light if light else self._modules).pop(rel, None)
         if mod is not None:
             mod.__dict__.pop("classes", None)

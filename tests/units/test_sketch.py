@@ -76,7 +76,7 @@ def test_a_subclass_only_class_keeps_its_first_init_as_before():
 def test_a_full_index_lets_go_of_the_modules_needed_latest(tmp_path, monkeypatch):
     for i in range(6):
         (tmp_path / f"m{i}.py").write_text(f"class C{i}(Base):\n    def __init__(self):\n        super().__init__()\n")
-    monkeypatch.setattr(sketch, "_HELD", 3)
+    monkeypatch.setattr(sketch, "_HELD", {False: 3, True: 3})
     monkeypatch.setattr(sketch, "_LET_GO", 1)
     index = SketchIndex(Tree(tmp_path), {f"C{i}": True for i in range(6)}, {f"C{i}": {f"m{i}.py"} for i in range(6)})
     # Step 0 asks for m0, m1, m2; m0 is wanted again at step 1, m1 at step 3, m2 never.
@@ -89,6 +89,24 @@ def test_a_full_index_lets_go_of_the_modules_needed_latest(tmp_path, monkeypatch
     index.step = 2
     index.module("m4.py")  # of m0 (never again), m1 (step 3), m3 (never again), the least recent of the two unneeded goes
     assert set(index._modules) == {"m1.py", "m3.py", "m4.py"}
+
+
+def test_light_modules_have_a_budget_of_their_own(tmp_path, monkeypatch):
+    """Light sketches asked for in numbers (a parent's many subclass files) do not push the
+    modules held whole out, nor the other way round."""
+    for i in range(6):
+        (tmp_path / f"m{i}.py").write_text(f"class C{i}(Base):\n    def __init__(self):\n        super().__init__()\n")
+    monkeypatch.setattr(sketch, "_HELD", {False: 2, True: 3})
+    monkeypatch.setattr(sketch, "_LET_GO", 1)
+    index = SketchIndex(Tree(tmp_path), {f"C{i}": True for i in range(6)}, {f"C{i}": {f"m{i}.py"} for i in range(6)})
+    index.module("m0.py")
+    index.module("m1.py")
+    for i in range(2, 6):
+        index.light(f"m{i}.py")
+    assert set(index._modules) == {"m0.py", "m1.py"}
+    assert len(index._light) == 3
+    index.module("m2.py")  # a third held whole: one of those held whole goes, no light one
+    assert len(index._modules) == 2 and len(index._light) == 3
 
 
 def test_a_light_module_is_the_sketch_itself_where_that_is_held(tmp_path):
