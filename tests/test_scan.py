@@ -293,3 +293,21 @@ def test_the_parent_files_are_dealt_in_runs_of_neighbours():
     # A small tree: shorter runs, each worker still gets about half.
     few = files[:40]
     assert [len(dealt(few, i, 2)) for i in range(2)] == [20, 20] and dealt(few, 0, 2)[:3] == few[:2] + few[4:5]
+
+
+@pytest.mark.parametrize("jobs, size", [(5, "cores+1"), (1, 1), (0, 1)])
+def test_the_full_analyses_run_one_process_more_than_there_are_cores(tmp_path, jobs, size):
+    """Few unequal analyses: one process per core would leave the last one alone on a core."""
+    from codemod.discover import Tree
+    from codemod.scan import report
+
+    judges = report.Judges(Tree(tmp_path), None, {}, False)
+    try:
+        judges._fork(one_job_each=True, jobs=jobs)
+        want = min(report.WORKERS + 1, jobs) if size == "cores+1" else size
+        assert judges.pool._processes == want
+        judges.close()
+        judges._fork()
+        assert judges.pool._processes == report.WORKERS
+    finally:
+        judges.close()

@@ -90,11 +90,17 @@ class Judges:
             _WORK[0].word_index  # noqa: B018 - built once, here, for every worker
             self._fork()
 
-    def _fork(self, one_job_each: bool = False) -> None:
+    def _fork(self, one_job_each: bool = False, jobs: int = 0) -> None:
+        """``one_job_each``: a fresh process for each of ``jobs`` full analyses, one more at a
+        time than there are cores (at most ``jobs``). They are few and unequal (4 to 8 s each on
+        the 4x tree of ``benchmarks/scan_scale.py``): with one process per core, the last one
+        runs alone while the other cores wait; one more keeps every core busy to the end, the
+        system sharing them (the scan there: 0.52 of its CPU time in wall time, from 0.54)."""
         import multiprocessing
 
+        size = min(WORKERS + 1, max(jobs, 1)) if one_job_each else WORKERS
         with forking():
-            self.pool = multiprocessing.get_context("fork").Pool(WORKERS, initializer=_start_worker,
+            self.pool = multiprocessing.get_context("fork").Pool(size, initializer=_start_worker,
                                                                  maxtasksperchild=1 if one_job_each else None)
 
     def estimate(self, replaced: bool = False) -> tuple[list[Estimate], list]:
@@ -125,7 +131,7 @@ class Judges:
             from .. import cache, pipeline  # noqa: F401
 
             self.close()
-            self._fork(one_job_each=True)
+            self._fork(one_job_each=True, jobs=len(jobs))
             found = _in_ticks(self.pool.imap(_judge_one, jobs))
         else:
             found = (_collected(_judge_one(j)) for j in jobs)

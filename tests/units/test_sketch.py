@@ -4,6 +4,8 @@
 import ast
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from codemod.discover import Tree
 from codemod.scan import sketch
@@ -117,3 +119,32 @@ def test_a_light_module_is_the_sketch_itself_where_that_is_held(tmp_path):
     full = index.module("m.py")
     assert set(full.classes["C"].methods) == {"__init__", "f"}
     assert index.light("m.py") is full
+
+
+CLASS_TEXTS = [
+    pytest.param("class A(B):\n    pass\n", id="top-level"),
+    pytest.param("if X:\n\tclass T ( a , b ) :\n\t\tpass\n", id="indented-by-a-tab"),
+    pytest.param("class A(B,\n        C): pass\nclass D: pass\n", id="bases-over-lines"),
+    pytest.param("s = 'class X(y):'\nclass Y:\n    pass\n", id="in-a-string-mid-line"),
+    pytest.param("# a subclass Foo(see\nclass Real(Base):\n    pass\n", id="word-inside-a-word-spans-a-real-one"),
+    pytest.param("x = 1 # class Q(R):\nclass S(T): pass  # class U(V):\n", id="after-code-on-its-line"),
+    pytest.param("class\tW :\n    class Inner(W): pass\n", id="nested"),
+    pytest.param("metaclass = 1\nclass_ = 2\nclassy X:\n", id="near-misses"),
+    pytest.param("x = 1\r\nclass Win(Base):\r\n    pass\r\n", id="crlf"),
+    pytest.param("x = 1\rclass Mac(Base):\r", id="cr-only-lines"),
+]
+
+
+@pytest.mark.parametrize("text", CLASS_TEXTS)
+def test_class_matches_finds_what_the_line_start_pattern_finds(text):
+    got = [(m.groups(), m.end(), text.rfind("\n", 0, m.start())) for m in sketch.class_matches(text)]
+    want = [(m.groups(), m.end(), text.rfind("\n", 0, m.start())) for m in sketch.CLASS.finditer(text)]
+    assert got == want
+
+
+@given(st.lists(st.sampled_from(["class", "class ", " ", "\t", "\n", "\r", "A", "B1", "(", ")", ":", ",", "#", "'", "sub", "="]),
+                max_size=40))
+@settings(max_examples=400, deadline=None)
+def test_class_matches_on_any_mix_of_the_pieces_of_a_class_statement(pieces):
+    text = "".join(pieces)
+    assert [(m.groups(), m.end()) for m in sketch.class_matches(text)] == [(m.groups(), m.end()) for m in sketch.CLASS.finditer(text)]
