@@ -148,3 +148,12 @@ def test_class_matches_finds_what_the_line_start_pattern_finds(text):
 def test_class_matches_on_any_mix_of_the_pieces_of_a_class_statement(pieces):
     text = "".join(pieces)
     assert [(m.groups(), m.end()) for m in sketch.class_matches(text)] == [(m.groups(), m.end()) for m in sketch.CLASS.finditer(text)]
+
+
+@given(st.lists(st.sampled_from(["import", "import ", "from", "from ", " ", "\t", "\n", "\r", "\x0c", "\u2028", ".", "a", "b.c",
+                                 " import ", "#", "("]), max_size=40))
+@settings(max_examples=400, deadline=None)
+def test_imports_and_odd_line_ends_as_the_regexes_find_them(pieces):
+    text = "".join(pieces)
+    assert list(sketch._imports_at(text)) == [m.start() for m in sketch._IMPORT.finditer(text)]
+    assert sketch._odd_ends(text) == (sketch._ODD_ENDS.search(text) is not None)
