@@ -166,7 +166,10 @@ def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str], each_fir
     # subclasses are held together (and those the next parents need, as many as the index holds).
     for k, prel in enumerate(parent_files, 1):
         index.step = k - 1
-        mod = index.module(prel)
+        # Whether a parent's __init__ does work is read off the light sketch (its header and
+        # __init__ are the whole sketch's): most parent files hold no such parent, and are
+        # never parsed whole here. The estimates below resolve the parents in the whole sketch.
+        mod = index.light(prel)
         parents = {c.name for c in (mod.classes.values() if mod is not None else ()) if c.name in named and _heavy(index, c, heavy)}
         for rel in sorted({r for n in parents for r in the_plan.subclass_files.get(n, ())}):
             # DC408 (``each_first_base``) reads more of the class than its ``__init__``.
