@@ -238,8 +238,8 @@ _IMPORT_AFTER_NEWLINE = re.compile("\n" + _IMPORT.pattern.removeprefix("^"))
 
 def _odd_ends(text: str) -> bool:
     """Whether ``str.splitlines`` ends a line of ``text`` at something else than a newline or
-    a carriage return. An ASCII text (a flag ``isascii`` reads) can only hold the five ASCII ones, each looked for
-    at the speed of ``memchr``: a sixth of the regex's time."""
+    a carriage return. An ASCII text (a flag ``isascii`` reads) can only hold the five ASCII
+    ones, each looked for at the speed of ``memchr``: a sixth of the regex's time."""
     if text.isascii():
         return any(c in text for c in _ODD_ASCII)
     return _ODD_ENDS.search(text) is not None
@@ -263,9 +263,9 @@ def class_matches(text: str):
 
     ``CLASS`` starts with ``^[ \\t]*``, so the regex engine tries it at every line of a file; this
     looks for the word ``class`` at C speed and keeps the matches with only blanks before them
-    on their line (a fifth of the time on the 4x tree of ``benchmarks/scan_scale.py``). After a
-    match it rejects it resumes one character on, as ``finditer`` never matched there; after one
-    it keeps, at its end, as ``finditer`` does."""
+    on their line (a fifth of the time on the 4x tree of ``benchmarks/scan_scale.py``). The
+    search goes on one character past a match it rejects (``finditer`` never matched there),
+    and from the end of one it keeps, as ``finditer`` does."""
     search = _CLASS_WORD.search
     pos = 0
     while (m := search(text, pos)) is not None:
