@@ -185,7 +185,7 @@ def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str], each_fir
                             each_first_base(index, cls, p)
         if done is not None:
             done()
-    for rel in list(index._modules):
+    for rel in {*index._modules, *index._light}:  # a dropped module's cycle is broken: freed now
         index.drop(rel)
     # The pass leaves little in cycles, which a run without the collector keeps (on the 4x tree
     # of ``benchmarks/scan_scale.py``, a few hundred small objects per 200 parent files): one
