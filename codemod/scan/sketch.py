@@ -76,7 +76,7 @@ class SketchIndex(Index):
             # Imports only (a package's re-exports): small, and asked again for every base
             # resolved through it; held for the pass rather than parsed again each time.
             return mod
-        self._held((rel, False))
+        self._held(rel, False)
         return mod
 
     def light(self, rel: str):
@@ -92,15 +92,15 @@ class SketchIndex(Index):
             if mod is None:
                 return self.module(rel)
             self._light[rel] = mod
-        self._held((rel, True))
+        self._held(rel, True)
         return mod
 
-    def _held(self, key: tuple[str, bool]) -> None:
-        recent = self._recent[key[1]]
-        recent.pop(key[0], None)
-        recent[key[0]] = self.step
-        if len(recent) > _HELD[key[1]]:
-            self._let_go(key[1])
+    def _held(self, rel: str, light: bool) -> None:
+        recent = self._recent[light]
+        recent.pop(rel, None)
+        recent[rel] = self.step
+        if len(recent) > _HELD[light]:
+            self._let_go(light)
 
     def _let_go(self, light: bool) -> None:
         """Drop the ``_LET_GO`` modules of a kind expected latest, those asked for in this step
