@@ -282,17 +282,78 @@ def test_the_progress_line_on_a_terminal(env):
     assert " files: " not in text
 
 
-def test_the_parent_files_are_dealt_in_runs_of_neighbours():
-    from codemod.scan.report import DEAL, dealt
+def _plan(parents: dict[str, list[str]], sizes: dict[str, int]):
+    """A Plan whose parent file ``p`` defines class ``P_p``, named as a base in each of its files."""
+    from codemod.scan.estimate import Plan
 
-    files = [f"f{k:04}" for k in range(16 * DEAL + 5)]
-    shares = [dealt(files, i, 2) for i in range(2)]
-    assert sorted(shares[0] + shares[1]) == files and not set(shares[0]) & set(shares[1])
-    assert shares[0][:DEAL] == files[:DEAL] and shares[1][:DEAL] == files[DEAL:2 * DEAL]
-    assert dealt(files, 0, 1) == files
-    # A small tree: shorter runs, each worker still gets about half.
-    few = files[:40]
-    assert [len(dealt(few, i, 2)) for i in range(2)] == [20, 20] and dealt(few, 0, 2)[:3] == few[:2] + few[4:5]
+    bases_in: dict = {p: {f"P_{p}": set()} for p in parents}
+    subclass_files: dict = {}
+    for p, subs in parents.items():
+        for rel in subs:
+            bases_in.setdefault(rel, {}).setdefault(f"C_{rel}", set()).add(f"P_{p}")
+            subclass_files.setdefault(f"P_{p}", set()).add(rel)
+    named = {f"P_{p}" for p in parents}
+    return Plan({f"P_{p}": {p} for p in parents}, bases_in, named, subclass_files, sorted(parents), sizes)
+
+
+def test_a_parent_file_goes_to_the_worker_that_has_its_subclasses_files():
+    from codemod.scan.report import shares
+
+    # a and c share a large subclass file, as b and d do: each pair in one worker, read once.
+    plan = _plan({"a": ["big1"], "b": ["big2"], "c": ["big1"], "d": ["big2"]},
+                 {"a": 10, "b": 10, "c": 10, "d": 10, "big1": 1000, "big2": 1000})
+    assert shares(plan, 2) == [["a", "c"], ["b", "d"]]
+    assert shares(plan, 1) == [["a", "b", "c", "d"]]
+
+
+def test_the_shares_stay_about_even():
+    from codemod.scan.report import shares
+
+    # Nothing shared: the files alternate, whatever their order in the tree.
+    plan = _plan({f"p{k}": [f"s{k}"] for k in range(8)}, {**{f"p{k}": 10 for k in range(8)}, **{f"s{k}": 100 for k in range(8)}})
+    got = shares(plan, 2)
+    assert sorted(got[0] + got[1]) == plan.parent_files and [len(s) for s in got] == [4, 4]
+    # Everything shared by one file: the one whose files overlap most takes it while it stays
+    # within SLACK of the other; the other takes the rest.
+    hub = _plan({f"p{k}": ["hub"] for k in range(40)}, {**{f"p{k}": 100 for k in range(40)}, "hub": 100})
+    got = shares(hub, 2)
+    assert sorted(got[0] + got[1]) == hub.parent_files and 10 <= len(got[1]) <= 30
+
+
+def test_a_worker_takes_its_own_files_first_then_the_others_from_their_ends():
+    from codemod.scan.report import in_turn
+
+    parts = [["a", "b"], ["c", "d", "e"], ["f"]]
+    assert in_turn(parts, 0) == ["a", "b", "e", "d", "c", "f"]
+    assert in_turn(parts, 1) == ["c", "d", "e", "b", "a", "f"]
+
+
+_CLAIMS = None
+
+
+def _taken(order: list[str]) -> list[str]:
+    import time
+
+    out = []
+    for rel in order:
+        if _CLAIMS.take(rel):
+            out.append(rel)
+            time.sleep(0.001)  # the workers' walks overlap
+    return out
+
+
+def test_each_parent_file_is_taken_by_one_worker():
+    import multiprocessing
+
+    from codemod.scan import report
+
+    global _CLAIMS
+    files = [f"f{k:03}" for k in range(200)]
+    _CLAIMS = report._Claims(files)
+    parts = [files[0::2], files[1::2][:30]]  # the second ends early and takes from the first's end
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        got = pool.map(_taken, [report.in_turn(parts, i) for i in range(2)], chunksize=1)
+    assert sorted(got[0] + got[1]) == sorted(parts[0] + parts[1]) and not set(got[0]) & set(got[1])
 
 
 @pytest.mark.parametrize("jobs, size", [(5, "cores+1"), (1, 1), (0, 1)])

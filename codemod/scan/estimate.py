@@ -127,17 +127,24 @@ class Plan:
     named: set[str]  # the names classes name as bases that the tree defines
     subclass_files: dict[str, set[str]]  # such a name -> the files of classes naming it
     parent_files: list[str]  # the files defining a class of ``named``
+    sizes: dict[str, int] = field(default_factory=dict)  # file -> its characters, for each file with a class statement
+
+    def files_of(self, prel: str) -> set[str]:
+        """The files the pass expects to read for the parent file ``prel``: it, and the files of
+        the classes that name one of its classes as a base."""
+        return {prel, *(r for n in self.bases_in.get(prel, ()) if n in self.named for r in self.subclass_files.get(n, ()))}
 
 
 def plan(tree: Tree) -> Plan:
-    defined, bases_in = class_statements(tree)
+    sizes: dict[str, int] = {}
+    defined, bases_in = class_statements(tree, sizes)
     named = {n for classes in bases_in.values() for names in classes.values() for n in names if n in defined}
     subclass_files: dict[str, set[str]] = {}
     for rel, classes in bases_in.items():
         for names in classes.values():
             for n in names & named:
                 subclass_files.setdefault(n, set()).add(rel)
-    return Plan(defined, bases_in, named, subclass_files, sorted({rel for n in named for rel in defined[n]}))
+    return Plan(defined, bases_in, named, subclass_files, sorted({rel for n in named for rel in defined[n]}), sizes)
 
 
 def estimate_tree(tree: Tree) -> list[Estimate]:
@@ -147,11 +154,13 @@ def estimate_tree(tree: Tree) -> list[Estimate]:
     return rank(estimate_files(tree, the_plan, the_plan.parent_files))
 
 
-def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str], each_first_base=None, done=None) -> list[Estimate]:
+def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str], each_first_base=None, done=None,
+                   claim=None) -> list[Estimate]:
     """The pairs whose parent is defined in one of ``parent_files``, in no particular order;
     ``each_first_base(index, cls, parent)``, when given, is called on each such pair where the
     parent is the class's first base, after its estimate (``replaced.find``, DC408); ``done()``,
-    when given, after each parent file (the progress line)."""
+    when given, after each parent file (the progress line); ``claim(file)``, when given, before
+    each parent file: only a file it returns True for is done here (workers sharing the files)."""
     frozen = gc.get_freeze_count() == 0  # a worker froze what it inherited already
     if frozen:
         gc.freeze()
@@ -160,11 +169,12 @@ def estimate_files(tree: Tree, the_plan: Plan, parent_files: list[str], each_fir
     index = SketchIndex(tree, {**dict.fromkeys(subclasses, False), **dict.fromkeys(named, True)}, the_plan.defined)
     heavy: dict[str, bool] = {}  # the class whose __init__ runs -> whether it does more than bind names
     out = []
-    index.foresee([{prel, *(r for n in the_plan.bases_in.get(prel, ()) if n in named for r in the_plan.subclass_files.get(n, ()))}
-                   for prel in parent_files])
+    index.foresee([the_plan.files_of(prel) for prel in parent_files])
     # Parent by parent (a file of them at a time), so that the modules of one parent and its
     # subclasses are held together (and those the next parents need, as many as the index holds).
     for k, prel in enumerate(parent_files, 1):
+        if claim is not None and not claim(prel):
+            continue  # another worker's, or taken by one
         index.step = k - 1
         # Whether a parent's __init__ does work is read off the light sketch (its header and
         # __init__ are the whole sketch's): most parent files hold no such parent, and are

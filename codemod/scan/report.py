@@ -75,7 +75,7 @@ class Judges:
 
     def __init__(self, tree: Tree, the_plan: Plan, file: dict, use_cache: bool):
         global _WORK
-        _WORK = (tree, the_plan, file, use_cache, _Counter())
+        _WORK = _Work(tree, the_plan, file, use_cache, _Counter())
         self.pool = None
         self.progress = Progress("parent files")
 
@@ -87,7 +87,9 @@ class Judges:
         import multiprocessing
 
         if "fork" in multiprocessing.get_all_start_methods():
-            _WORK[0].word_index  # noqa: B018 - built once, here, for every worker
+            # Made before the workers fork, while the word index's workers go on.
+            _WORK.shares, _WORK.claims = shares(_WORK.plan), _Claims(_WORK.plan.parent_files)
+            _WORK.tree.word_index  # noqa: B018 - built once, here, for every worker
             self._fork()
 
     def _fork(self, one_job_each: bool = False, jobs: int = 0) -> None:
@@ -104,9 +106,9 @@ class Judges:
                                                                  maxtasksperchild=1 if one_job_each else None)
 
     def estimate(self, replaced: bool = False) -> tuple[list[Estimate], list]:
-        """The first pass, its parent files dealt out to the workers; with ``replaced``, the
+        """The first pass, its parent files shared out to the workers (``shares``); with ``replaced``, the
         classes that throw away what their parent built too (``replaced.find``), else none."""
-        tree, the_plan, counter = _WORK[0], _WORK[1], _WORK[4]
+        tree, the_plan, counter = _WORK.tree, _WORK.plan, _WORK.counter
         total = len(the_plan.parent_files)
 
         def show() -> None:
@@ -171,7 +173,19 @@ def _in_ticks(results):
 
 
 WORKERS = max(1, min(4, os.cpu_count() or 1))
-_WORK = None  # (tree, plan, [tool.decouple], use the cache): what a forked worker inherits
+_WORK: "_Work | None" = None  # what a forked worker inherits
+
+
+@dataclass
+class _Work:
+    tree: Tree
+    plan: Plan
+    file: dict  # [tool.decouple]
+    use_cache: bool
+    counter: "_Counter"  # parent files done, by every worker
+    # With a pool of workers: each worker's parent files (``shares``), and those taken, by every worker.
+    shares: list[list[str]] | None = None
+    claims: "_Claims | None" = None
 
 
 def _start_worker() -> None:  # pragma: no cover - the child
@@ -181,25 +195,48 @@ def _start_worker() -> None:  # pragma: no cover - the child
 
 def _estimate_part(spec: tuple[int, bool]) -> tuple[list[Estimate], list]:
     i, replaced = spec
-    tree, the_plan, counter = _WORK[0], _WORK[1], _WORK[4]
+    work = _WORK
     if i == 0:
-        at(tree.test_hook, "scan-pool-worker", in_worker=True)
-    return _estimate_in(tree, the_plan, dealt(the_plan.parent_files, i), replaced, counter.add)
+        at(work.tree.test_hook, "scan-pool-worker", in_worker=True)
+    return _estimate_in(work.tree, work.plan, in_turn(work.shares, i), replaced, work.counter.add, work.claims.take)
 
 
-DEAL = 32  # parent files dealt to a worker at a time
+# How much more than the least loaded worker's the one whose files overlap most may take, as a
+# share of a worker's average (``shares``). Measured on the 4x tree of ``benchmarks/scan_scale.py``,
+# sketches the two workers parse in all: 13,421 in runs of 32 neighbours dealt in turn, 11,804 at 0.05.
+SLACK = 0.05
 
 
-def dealt(files: list[str], i: int, workers: int = WORKERS) -> list[str]:
-    """Worker ``i``'s share of the parent files: runs of DEAL neighbours (one package's files,
-    which share subclass files: parsed once in one worker, not once in each), dealt in turn, so
-    that every worker gets some of each part of the tree; shorter runs in a small tree, so that
-    each worker still gets about its share (at least 8 runs each)."""
-    run = max(1, min(DEAL, len(files) // (workers * 8)))
-    return [rel for k in range(i * run, len(files), workers * run) for rel in files[k:k + run]]
+def shares(the_plan: Plan, workers: int = WORKERS) -> list[list[str]]:
+    """Each worker's parent files, in the tree's order: each file goes to the worker that already
+    has most of the files it needs read (``Plan.files_of``: its subclasses' files, parsed once in
+    one worker rather than once in each), unless that worker would then hold SLACK more than
+    the one that would hold least, counted in characters of files new to the worker.
+
+    Characters are a poor measure of a parent file's work (the estimates, not only the parses),
+    so the shares end unequal: the workers take each other's files from the end (``in_turn``)."""
+    held: list[set[str]] = [set() for _ in range(workers)]
+    load, out = [0] * workers, [[] for _ in range(workers)]
+    size = the_plan.sizes
+    for prel in the_plan.parent_files:
+        files = the_plan.files_of(prel)
+        new = [sum(size.get(rel, 0) for rel in files if rel not in held[w]) for w in range(workers)]
+        near = min(range(workers), key=lambda w: (new[w], load[w], w))
+        least = min(range(workers), key=lambda w: (load[w] + new[w], w))
+        w = near if load[near] + new[near] <= load[least] + new[least] + SLACK * sum(load) / workers else least
+        out[w].append(prel)
+        held[w] |= files
+        load[w] += new[w]
+    return out
 
 
-def _estimate_in(tree: Tree, the_plan: Plan, files: list[str], replaced: bool, done) -> tuple[list[Estimate], list]:
+def in_turn(parts: list[list[str]], i: int) -> list[str]:
+    """The order worker ``i`` takes parent files in: its own share first, then the others'
+    from their ends, where their own workers reach last."""
+    return parts[i] + [rel for j in range(len(parts)) if j != i for rel in reversed(parts[j])]
+
+
+def _estimate_in(tree: Tree, the_plan: Plan, files: list[str], replaced: bool, done, claim=None) -> tuple[list[Estimate], list]:
     found: list = []
 
     def each_first_base(index, cls, parent) -> None:
@@ -207,7 +244,7 @@ def _estimate_in(tree: Tree, the_plan: Plan, files: list[str], replaced: bool, d
         if f is not None:
             found.append(f)
 
-    return estimate_files(tree, the_plan, files, each_first_base if replaced else None, done), found
+    return estimate_files(tree, the_plan, files, each_first_base if replaced else None, done, claim), found
 
 
 class _Counter:
@@ -232,8 +269,28 @@ class _Counter:
         return self.shared.value if self.shared is not None else self.local
 
 
+class _Claims:
+    """Which parent files a worker has taken (a shared byte each, made before they fork): each
+    is done once, by the first worker to reach it."""
+
+    def __init__(self, files: list[str]):
+        import multiprocessing
+
+        self.index = {rel: k for k, rel in enumerate(files)}
+        self.shared = multiprocessing.get_context("fork").Array("b", max(len(files), 1))
+
+    def take(self, prel: str) -> bool:
+        k = self.index[prel]
+        with self.shared.get_lock():  # two workers may reach the last files together
+            if self.shared[k]:
+                return False
+            self.shared[k] = 1
+            return True
+
+
 def _judge_one(spec: tuple[str, str | None, str | None]) -> tuple[str, str, str, dict | None]:
-    tree, _, file, use_cache, _ = _WORK
+    work = _WORK
+    tree, file, use_cache = work.tree, work.file, work.use_cache
     try:
         return _verdict(tree, *spec, file, use_cache)
     except DecoupleError as exc:

@@ -388,14 +388,17 @@ def _under_module_block(lines: list[str], i: int, indent: int) -> bool:
     return False
 
 
-def class_statements(tree: Tree) -> tuple[dict[str, set[str]], dict[str, dict[str, set[str]]]]:
-    """The text pass: (class name -> files defining it, file -> its classes -> the base names they name)."""
+def class_statements(tree: Tree, sizes: dict[str, int] | None = None) -> tuple[dict[str, set[str]], dict[str, dict[str, set[str]]]]:
+    """The text pass: (class name -> files defining it, file -> its classes -> the base names they name).
+    ``sizes``, when given, gets the characters of each file that holds a class statement."""
     defined: dict[str, set[str]] = {}
     bases_in: dict[str, dict[str, set[str]]] = {}
     for rel in tree.files:
         text = tree.read(rel)
         if text is None or "class" not in text:
             continue
+        if sizes is not None:
+            sizes[rel] = len(text)
         for m in class_matches(text):
             defined.setdefault(m.group(1), set()).add(rel)
             names = bases_in.setdefault(rel, {}).setdefault(m.group(1), set())
