@@ -282,6 +282,34 @@ def test_the_progress_line_on_a_terminal(env):
     assert " files: " not in text
 
 
+def test_an_ancestor_is_read_light_to_weigh_its_subclasses_init(tmp_path, monkeypatch):
+    """Whether the ``__init__`` a parent runs does work is read off light sketches, its
+    ancestors' too: an ancestor that only binds names, with no parent in its file that does
+    work, is never parsed whole; one that works is, for the estimate of its subclass's subclass."""
+    from codemod.discover import open_tree
+    from codemod.scan.estimate import estimate_files, plan
+    from codemod.scan.sketch import SketchIndex
+
+    write_files(tmp_path, {
+        "base.py": "class Base:\n    def __init__(self):\n        self.x = 1\n\n    def m(self):\n        return self.x\n",
+        "mid.py": "from base import Base\n\n\nclass Mid(Base):\n    pass\n",
+        "leaf.py": "from mid import Mid\n\n\nclass Leaf(Mid):\n    def __init__(self):\n        super().__init__()\n",
+        "heavy.py": "class Heavy:\n    def __init__(self):\n        self.buf = bytearray(1024)\n        self.f = open('x')\n",
+        "hmid.py": "from heavy import Heavy\n\n\nclass HMid(Heavy):\n    pass\n",
+        "hleaf.py": "from hmid import HMid\n\n\nclass HLeaf(HMid):\n    def __init__(self):\n        super().__init__()\n",
+    })
+    parsed = []
+    sketched = SketchIndex._sketched
+    monkeypatch.setattr(SketchIndex, "_sketched", lambda self, rel, light: parsed.append((rel, light)) or sketched(self, rel, light))
+    tree = open_tree(tmp_path, None)
+    the_plan = plan(tree)
+    got = estimate_files(tree, the_plan, the_plan.parent_files)
+    assert sorted((e.cls, e.parent) for e in got) == [("hleaf:HLeaf", "hmid:HMid"), ("hmid:HMid", "heavy:Heavy")]
+    whole = {rel for rel, light in parsed if not light}
+    assert "base.py" not in whole and {"heavy.py", "hmid.py"} <= whole
+    assert ("base.py", True) in parsed
+
+
 def _plan(parents: dict[str, list[str]], sizes: dict[str, int]):
     """A Plan whose parent file ``p`` defines class ``P_p``, named as a base in each of its files."""
     from codemod.scan.estimate import Plan

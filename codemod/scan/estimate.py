@@ -211,10 +211,12 @@ def rank(rows: list[Estimate]) -> list[Estimate]:
     return sorted(rows, key=lambda e: (-e.score, -e.saving, e.file, e.line, e.parent))
 
 
-def _heavy(index: Index, cls: ClassInfo, memo: dict[str, bool]) -> bool:
+def _heavy(index: "SketchIndex", cls: ClassInfo, memo: dict[str, bool]) -> bool:
     """Whether the ``__init__`` that runs for ``cls`` (its own or an ancestor's along first
-    bases) does more than bind names: else no subclass can save anything by skipping it."""
-    chain = _chain(index, cls)
+    bases) does more than bind names: else no subclass can save anything by skipping it. The
+    ancestors are read as light sketches (their headers and ``__init__`` are their whole
+    sketches'): an ancestor of parents that are all set aside is never parsed whole."""
+    chain = _chain(index, cls, index.resolve_light)
     if chain is None:
         return False
     owner = chain[-1]
@@ -229,11 +231,13 @@ def _does_work(init: ast.FunctionDef) -> bool:
     return bool(res.dropped) or any(isinstance(n, _LOOPS) for n in walk(init))
 
 
-def _chain(index: Index, parent: ClassInfo) -> list[ClassInfo] | None:
-    """The parent and its first-base ancestors up to the first that defines ``__init__``."""
+def _chain(index: Index, parent: ClassInfo, resolve=None) -> list[ClassInfo] | None:
+    """The parent and its first-base ancestors up to the first that defines ``__init__``;
+    ``resolve``: how a base is resolved (``Index.resolve_class`` by default)."""
+    resolve = resolve or index.resolve_class
     chain, cur = [parent], parent
     while "__init__" not in cur.methods:
-        nxt = index.resolve_class(cur.bases[0]) if cur.bases else None
+        nxt = resolve(cur.bases[0]) if cur.bases else None
         if nxt is None or len(chain) >= _DEPTH or nxt in chain:
             return None
         chain.append(nxt)

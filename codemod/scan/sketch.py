@@ -59,6 +59,7 @@ class SketchIndex(Index):
         self._whole: dict[str, ModuleInfo | None] = {}
         self._uses: dict[str, list[int]] = {}  # file -> the steps of the pass expected to ask for it
         self.step = 0  # the step of the pass now under way
+        self._lookup = self.module  # how ``module_by_name`` reads a file (``resolve_light``)
 
     def foresee(self, steps: list[set[str]]) -> None:
         """The files each step of the pass is expected to ask for (a parent's file, its
@@ -94,6 +95,20 @@ class SketchIndex(Index):
             self._light[rel] = mod
         self._held(rel, True)
         return mod
+
+    def resolve_light(self, qualname: str) -> ClassInfo | None:
+        """``resolve_class`` through light sketches: a class as its header and ``__init__``,
+        where that is all a caller reads of it (whether an ancestor defines ``__init__``, and
+        its first base). Its file's sketch where that is held, or where the light one does not parse."""
+        self._lookup = self.light
+        try:
+            return self.resolve_class(qualname)
+        finally:
+            self._lookup = self.module
+
+    def module_by_name(self, name: str):
+        rel = self.tree.modules.get(name)
+        return self._lookup(rel) if rel else None
 
     def _held(self, rel: str, light: bool) -> None:
         recent = self._recent[light]
