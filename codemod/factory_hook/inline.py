@@ -26,7 +26,7 @@ from ..rules.unsafe_generic_base import Refused
 from ..scan import replaced
 from ..scan.estimate import _chain
 from ..scan.hook_safety import construction_problem
-from ..scan.sketch import DEF, SketchIndex
+from ..scan.sketch import SketchIndex, def_names
 
 
 @dataclass
@@ -107,7 +107,7 @@ def _problem(index, cls, parent, chain, init, super_stmt, b: dc408.Built, item: 
         return f"its construction calls a method on {csn} or hands it on: it would see {parent.name}'s __init__ half done"
     # What a subclass of C overrides, P's __init__ calls after the statement: a read unseen so far.
     methods = {n: m for c in reversed(replaced._ancestors(index, chain)) for n, m in c.methods.items() if n != "__init__"}
-    unseen = {n for c in [cls, *index.subclasses_deep(cls)] for n in DEF.findall(index.class_text(c))} - {"__init__"}
+    unseen = {n for c in [cls, *index.subclasses_deep(cls)] for n in def_names(index.class_text(c))} - {"__init__"}
     extra = [x for x in dc408.reads_after(later, b.attr, psn, methods, unseen) if x not in b.reads]
     if extra:
         s, where = extra[0]

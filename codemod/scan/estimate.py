@@ -43,7 +43,7 @@ from ..rules import rewrite_fuse_loops as fuse_loops
 from ..rules.rewrite_inline_init import find_super_init, generates_init
 from ..slice import Slicer, _bind_consts
 from ..word_search import WordPattern
-from .sketch import DEF, Sizes, SketchIndex, class_statements
+from .sketch import Sizes, SketchIndex, class_statements, def_names
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _WRITES = (effect_outside_write.ID, effect_registration.ID)
@@ -265,7 +265,7 @@ def estimate(index: "SketchIndex", cls: ClassInfo, parent: ClassInfo | None, fir
         return None
     facts = _facts(index, chain)
     text = index.class_text(cls)  # the class is read as text: its sketch holds only its __init__
-    own = set(DEF.findall(text))
+    own = set(def_names(text))
     needs = _needs(text, own, facts, chain) - _assigned_after(own_init, super_stmt)
     sn = first_param(init) or "self"
     consts = _bind_consts(init, call) if call is not None and owner is parent else {}
@@ -448,7 +448,7 @@ def _names_after(pattern: WordPattern, text: str) -> list[str]:
 def _needs(text: str, own: set[str], facts: _Facts, chain: list[ClassInfo]) -> set[str]:
     """The parent's members the class's own code names on ``self`` (that it does not define
     itself) or through ``super()``, and what the parent's methods among them name in turn.
-    ``text``: the class's source; ``own``: the methods it defines (``DEF`` in that text).
+    ``text``: the class's source; ``own``: the methods it defines (``def_names`` of that text).
 
     The class is read as text (its sketch holds only its ``__init__``): a name in a comment or
     a string counts too, which can only make the estimate need more."""

@@ -38,7 +38,7 @@ from .hook_safety import (
     resolve_built,
     same_value,
 )
-from .sketch import DEF, Sizes, SketchIndex
+from .sketch import Sizes, SketchIndex, def_names
 
 HOOK_POSSIBLE, REFUSED = "hook possible", "refused"
 
@@ -95,7 +95,7 @@ def find(index: SketchIndex, cls: ClassInfo, parent: ClassInfo | None, _depth: i
     if replaced:
         defined_in = {n: c for c in reversed(_ancestors(index, chain)) for n in c.methods if n != "__init__"}
         methods = {n: c.methods[n] for n, c in defined_in.items()}
-        overrides = set(DEF.findall(index.class_text(cls))) - {"__init__"}
+        overrides = set(def_names(index.class_text(cls))) - {"__init__"}
         for b in dc408.built(owner.methods["__init__"], replaced, methods, overrides):
             item = _statement(index, cls, owner, chain, init, super_stmt, b, defined_in)
             if item["weight"]:  # it builds or allocates: a plain call's result is no construction to save

@@ -157,3 +157,18 @@ def test_imports_and_odd_line_ends_as_the_regexes_find_them(pieces):
     text = "".join(pieces)
     assert list(sketch._imports_at(text)) == [m.start() for m in sketch._IMPORT.finditer(text)]
     assert sketch._odd_ends(text) == (sketch._ODD_ENDS.search(text) is not None)
+
+
+@given(st.lists(st.sampled_from(["def", "def ", "async ", "async", " ", "\t", "\n", "\r", "f", "_g1", "(", ":", "#", "x = 1",
+                                 "    def h(self):\n"]), max_size=40))
+@settings(max_examples=400, deadline=None)
+def test_def_names_finds_what_the_line_start_pattern_finds(pieces):
+    text = "".join(pieces)
+    assert sketch.def_names(text) == sketch.DEF.findall(text)
+
+
+@given(st.lists(st.sampled_from(["a", "bc", " ", "\t", "\n", "\n\n", "é", "class X:"]), max_size=40))
+@settings(max_examples=400, deadline=None)
+def test_line_starts_summed_from_the_lines_are_those_of_the_split_text(pieces):
+    text = "".join(pieces)  # no "\r" and no odd line end: where _sketch sums the lines
+    assert sketch._line_starts(text, text.splitlines(keepends=True)) == sketch._line_starts(text)
