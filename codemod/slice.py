@@ -66,7 +66,9 @@ class Slicer:
         self.locals = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} | {a.arg for a in (args.vararg, args.kwarg) if a}
         self.locals |= {n.id for n in walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         self._any_kept = False
-        self._facts: dict[int, Facts] = {}
+        # Facts depend on the node, selfname and fn's locals, and on ``replace``: without one,
+        # every Slicer of fn shares them (the scan slices one __init__ for each set of needs).
+        self._facts: dict[int, tuple[ast.AST, Facts]] = _shared_facts(fn, selfname) if not self.replace else {}
 
     # ---- public ----------------------------------------------------------
     def run(self, needed_attrs: set[str]) -> SliceResult:
@@ -83,14 +85,16 @@ class Slicer:
     # ---- facts -----------------------------------------------------------
     def facts(self, node: ast.AST) -> Facts:
         key = id(node)
-        if key not in self._facts:
+        known = self._facts.get(key)
+        if known is None or known[0] is not node:
+            given = node
             if isinstance(node, ast.Assign) and pos(node) in self.replace:
                 node = ast.Assign(targets=node.targets, value=self.replace[pos(node)], lineno=node.lineno, col_offset=node.col_offset)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 # A nested def is a statement that binds a name; its body is a scope of its own.
                 node = ast.Module(body=[node], type_ignores=[])
-            self._facts[key] = collect(node, self.selfname, self.locals)
-        return self._facts[key]
+            known = self._facts[key] = (given, collect(node, self.selfname, self.locals))
+        return known[1]
 
     def _header_facts(self, s: ast.stmt) -> Facts:
         if isinstance(s, (ast.If, ast.While)):
@@ -272,6 +276,14 @@ class Slicer:
                     self.res.total += 1
                     if pos(n) in self.res.kept:
                         self.res.kept_count += 1
+
+
+def _shared_facts(fn: ast.FunctionDef, selfname: str) -> dict:
+    """The facts of ``fn``'s nodes under ``selfname`` (id -> (node, facts)), kept on ``fn``
+    itself: they live as long as the nodes they are of. Each entry holds its node, so that an id
+    reused by another node (a copy of ``fn``, a tree parsed again) is never taken for it."""
+    shared = fn.__dict__.setdefault("_decouple_slicer_facts", {})
+    return shared.setdefault(selfname, {})
 
 
 def _merge(a: Facts, b: Facts):

@@ -210,3 +210,32 @@ def test_fold_comparisons_of_bound_parameters(test, value):
     from codemod.rules.rewrite_fold_constants import fold
     consts = {"workers": 2, "name": "light", "flag": None}
     assert fold(ast.parse(test, mode="eval").body, consts, {"Parent"}, "self") is value
+
+
+def test_slicers_of_one_init_share_its_facts_and_a_copy_does_not_take_them(monkeypatch):
+    """The scan slices one __init__ once for each set of needs: the facts of its statements are
+    worked out once. A copy of the function (other nodes, maybe the same ids later) gets its own."""
+    import copy
+
+    from codemod import slice as slicer
+
+    calls = []
+    monkeypatch.setattr(slicer, "collect", lambda node, *a: calls.append(node) or collect(node, *a))
+    src = "def __init__(self, n):\n    self.a = n\n    self.b = [0] * n\n    open('x')\n"
+    fn = ast.parse(src).body[0]
+    first = Slicer(fn, "self", consts={}, foreign_classes=set(), keep_super=False).run({"a"})
+    seen = len(calls)
+    second = Slicer(fn, "self", consts={}, foreign_classes=set(), keep_super=False).run({"b"})
+    assert seen and len(calls) == seen, "the second slicer worked out no fact again"
+    assert sorted(first.kept) != sorted(second.kept)
+    # Other needs, the same answer as a slicer with no facts shared.
+    fresh = Slicer(ast.parse(src).body[0], "self", consts={}, foreign_classes=set(), keep_super=False).run({"b"})
+    assert sorted(second.kept) == sorted(fresh.kept) and second.total == fresh.total
+    twin = copy.deepcopy(fn)
+    before = len(calls)
+    Slicer(twin, "self", consts={}, foreign_classes=set(), keep_super=False).run({"a"})
+    assert len(calls) > before, "a copy's statements are other nodes: their facts are worked out anew"
+    # Another name for self: other facts.
+    before = len(calls)
+    Slicer(fn, "me", consts={}, foreign_classes=set(), keep_super=False).run(set())
+    assert len(calls) > before
