@@ -26,7 +26,6 @@ _CLASS_WORD = re.compile(CLASS.pattern.removeprefix("^[ \\t]*"))
 # A ``def`` in a class's text (``SketchIndex.class_text``): its methods, and any indented deeper
 # (``def_names`` finds its names faster).
 DEF = re.compile(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
-_DEF_AFTER_NEWLINE = re.compile("\n" + DEF.pattern.removeprefix("^"))
 # Modules an index holds at once, by kind (light or not), and how many of a kind go when it
 # holds too many. Measured on the 4x tree of ``benchmarks/scan_scale.py``, one worker's share
 # (the heavier): one budget of 512 for both kinds, 10,055 parses and 669 MB peak, most parses
@@ -250,7 +249,6 @@ _ODD_ENDS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _ODD_ASCII = "\x0b\x0c\x1c\x1d\x1e"
 # A module-level import statement, at its line's start; ``_imports_at`` finds its matches faster.
 _IMPORT = re.compile(r"^(?:from[ \t]+\.*[\w.]*[ \t]+import\b|import[ \t]+\w)", re.M)
-_IMPORT_AFTER_NEWLINE = re.compile("\n" + _IMPORT.pattern.removeprefix("^"))
 
 
 def _odd_ends(text: str) -> bool:
@@ -262,22 +260,37 @@ def _odd_ends(text: str) -> bool:
     return _ODD_ENDS.search(text) is not None
 
 
+class _AtLineStarts:
+    """``finditer`` of a ``^`` pattern (``re.M``) whose matches hold no newline, faster: the
+    regex engine tries a ``^`` pattern at every line, and finds a newline followed by the rest
+    at C speed (a quarter to half the time). The matches after newlines are ``finditer``'s past
+    the first line, whose own is ``match``'s."""
+
+    def __init__(self, pattern: re.Pattern):
+        self.pattern = pattern
+        self.after_newline = re.compile("\n" + pattern.pattern.removeprefix("^"))
+
+    def matches(self, text: str):
+        """(offset, match) for each match, in order; a match after a newline starts with it."""
+        first = self.pattern.match(text)
+        if first:
+            yield 0, first
+        for m in self.after_newline.finditer(text):
+            yield m.start() + 1, m
+
+
+_IMPORTS = _AtLineStarts(_IMPORT)
+_DEFS = _AtLineStarts(DEF)
+
+
 def _imports_at(text: str):
-    """The offsets where ``_IMPORT`` matches: the regex engine tries a ``^`` pattern at every
-    line, and finds a newline followed by the rest at C speed (a quarter of the time). A match
-    holds no newline, so the matches after newlines are ``finditer``'s past the first line."""
-    if _IMPORT.match(text):
-        yield 0
-    for m in _IMPORT_AFTER_NEWLINE.finditer(text):
-        yield m.start() + 1
+    """The offsets where ``_IMPORT`` matches."""
+    return (at for at, _ in _IMPORTS.matches(text))
 
 
 def def_names(text: str) -> list[str]:
-    """``DEF.findall(text)``: the regex engine tries a ``^`` pattern at every line, and finds a
-    newline followed by the rest at C speed (half the time). A match holds no newline past its
-    first character, so the matches after newlines are all of ``findall``'s but the first line's."""
-    first = DEF.match(text)
-    return ([first.group(1)] if first else []) + _DEF_AFTER_NEWLINE.findall(text)
+    """``DEF.findall(text)``."""
+    return [m.group(1) for _, m in _DEFS.matches(text)]
 
 
 _BLOCK_OPENER = re.compile(r"(?:if|elif|else|try|except|finally|with)\b")
