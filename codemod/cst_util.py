@@ -9,7 +9,7 @@ pass over every token (that pass cost more than the parse itself).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import libcst as cst
 
@@ -126,6 +126,23 @@ class Located:
         if isinstance(node, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or type(node).__name__ == "TryStar":
             return self.compound.get(node.lineno)
         return self.simple.get(pos(node))
+
+
+def unchanged(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+    """``original`` when ``updated`` (what a visit rebuilt of it) holds the very same children,
+    else ``updated``: libcst rebuilds every node it enters, so a transformer that returns this
+    from ``on_leave`` keeps the identity of each statement it did not change (``ModuleCode``
+    then reuses its code). The two are equal either way: nodes are immutable values."""
+    if updated is original or not isinstance(updated, type(original)):
+        return updated
+    for f in fields(original):
+        old, new = getattr(original, f.name), getattr(updated, f.name)
+        if old is new:
+            continue
+        if not (isinstance(old, (list, tuple)) and isinstance(new, (list, tuple)) and len(old) == len(new)
+                and all(x is y for x, y in zip(old, new))):
+            return updated
+    return original
 
 
 def comment_line(text: str) -> cst.EmptyLine:

@@ -46,6 +46,7 @@ from dataclasses import dataclass, fields
 
 import libcst as cst
 
+from ..cst_util import code_of
 from .verdict_already_decoupled import MARKER
 
 ID = "DC611"
@@ -123,7 +124,7 @@ def strip_own(ctx, body: list) -> list:
     for stmt in body:
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__" and init is not None:
             t = _Strip(Stale(a, own_code=True))
-            stmt = stmt.visit(t)
+            stmt = t.apply(stmt)
             lines = a.cls.module.lines
             for texts, why in t.found:
                 at = next((n for n in range(init.lineno, init.end_lineno + 1)
@@ -167,7 +168,7 @@ class Copied:
     def strip(self, node, first: int, last: int):
         """``node`` (copied from lines ``first``..``last`` of the parent's file) without its stale comments."""
         t = _Strip(self.stale)
-        node = node.visit(t)
+        node = t.apply(node)
         for texts, why in t.found:
             self.removed.append(Removed("\n".join(texts), self.rel, self._locate(texts, first, last), why))
         return node
@@ -190,6 +191,28 @@ class _Strip(cst.CSTTransformer):
     def __init__(self, stale: Stale):
         self.stale = stale
         self.found: list[tuple[list[str], str]] = []  # (the comment's lines, why), in order
+        self._root = None  # the node ``apply`` visits
+
+    def apply(self, node):
+        """``node`` without its stale comments; ``node`` itself when none of them is stale.
+
+        A visit enters every node of a long ``__init__`` and costs several times the node's code
+        generation. Every comment of a node is the rest of a line of its code from one of its
+        ``#``, so when no such rest is stale (``_why``), no comment is, and a visit would change
+        nothing: such a node is left as it is, and such a statement inside it is not entered."""
+        if not self._may_hold_stale(node):
+            return node
+        self._root = node
+        return node.visit(self)
+
+    def on_visit(self, node):
+        # A statement not entered still has its own leading lines looked at by on_leave.
+        return node is self._root or not isinstance(node, cst.BaseStatement) or self._may_hold_stale(node)
+
+    def _may_hold_stale(self, node) -> bool:
+        # Split at \r and \n alone, as a comment ends (``str.splitlines`` also splits at \f).
+        pieces = [p for p in re.split(r"[\r\n]", code_of(node)) if "#" in p]
+        return any(self._why(p[i:]) for p in pieces for i in range(len(p)) if p[i] == "#")
 
     def on_leave(self, original, updated):
         changes = {}

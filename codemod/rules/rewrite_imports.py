@@ -38,7 +38,7 @@ import libcst as cst
 
 from ..ast_util import child_blocks, dotted_name, resolve_relative
 from ..check import findings, names_of
-from ..cst_util import ModuleCode, code_of
+from ..cst_util import ModuleCode, code_of, unchanged
 from ..errors import UnsafeError
 from ..index import Index, ModuleInfo
 
@@ -294,6 +294,12 @@ def remove_unused(tree: cst.Module, text: str, before: str, filename: str, cmod:
                 if "import" not in code or not any(name in code for name in drop):
                     return False
             return isinstance(node, _STATEMENT_HOLDERS)
+
+        def on_leave(self, original, updated):
+            # A statement entered because its code spells an import and a dropped name, and
+            # left as it was, keeps its identity: ``render`` reuses its code.
+            result = super().on_leave(original, updated)
+            return unchanged(original, result) if result is updated else result
 
         def leave_SimpleStatementLine(self, original, updated):
             if len(updated.body) != 1 or not isinstance(updated.body[0], (cst.Import, cst.ImportFrom)):

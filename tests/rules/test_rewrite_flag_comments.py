@@ -187,3 +187,44 @@ def test_the_report_counts_the_removed_comments(tmp_path):
     # report.md of a patch is one screen: the removed comment is in the diff, its reason in report.json.
     md = (tmp_path / "out" / "report.md").read_text()
     assert "# the parent's count" not in md and "`report.json` has the rest" in md
+
+
+class _NamesParent:
+    """A ``Stale`` stand-in: a comment is stale when it says "parent"."""
+
+    def why(self, comment):
+        import re
+
+        return "speaks of the parent" if re.search(r"\bparent\b", comment) else None
+
+
+@pytest.mark.parametrize("src, entered", [
+    pytest.param("def f(self):\n    x = 1\n    return x\n", False, id="no-comment"),
+    pytest.param("def f(self):\n    # counts requests\n    x = 1  # one\n    return x\n", False, id="none-stale"),
+    pytest.param("def f(self):\n    if a:\n        # set by the parent\n        x = 1\n    else:\n        y = 2  # plain\n    z = 3\n", True, id="nested"),
+    pytest.param("def f(self):\n    x = '# decouple: kept'  # the parent's\n", True, id="marker-in-a-string-then-a-stale-comment"),
+    pytest.param("def f(self):\n    x = '#'  # as the parent does\n", True, id="hash-in-a-string"),
+    pytest.param("def f(self):\n    x = 1  # one\x0c the parent\n", True, id="form-feed-inside-a-comment"),
+    pytest.param("def f(self):  # the parent's hook\n    return 1\n", True, id="header-comment"),
+    pytest.param("def f(self):\n    return 1\n    # the parent returned 2\n", True, id="footer-comment"),
+    pytest.param("# the parent's\ndef f(self):\n    return 1\n", True, id="leading-comment"),
+    pytest.param("def f(self):\n    # type: ignore  # the parent\n    return 1\n", True, id="directive"),
+    pytest.param("x = 1  # the parent\n", True, id="a-simple-statement"),
+])
+def test_stripping_leaves_out_only_visits_that_cannot_change_anything(src, entered):
+    """``_Strip.apply`` gives what a visit of every node gives (code and the comments found), and
+    the node itself where nothing is stale; near misses: a ``#`` or the tool's marker in a string
+    before a stale comment, a form feed inside one, comments of a header, a footer, a leading line.
+    A directive followed by a stale-looking comment is entered, to change nothing: the rest of a
+    line from each ``#`` is looked at, whatever the comment's real start."""
+    import libcst as cst
+
+    from codemod.cst_util import code_of
+    from codemod.rules.rewrite_flag_comments import _Strip
+
+    node = cst.parse_statement(src)
+    full, fast = _Strip(_NamesParent()), _Strip(_NamesParent())
+    expected = node.visit(full)
+    got = fast.apply(node)
+    assert code_of(got) == code_of(expected) and fast.found == full.found
+    assert (got is not node) == entered

@@ -65,3 +65,31 @@ def test_module_code_is_libcst_s_code(text):
         assert render(dropped) == dropped.code
     added = module.with_changes(body=[cst.parse_statement("import re\n"), *module.body])
     assert render(added) == added.code
+
+
+def test_a_visit_that_changes_nothing_keeps_every_statement_s_identity():
+    """``unchanged`` in ``on_leave``: the statements a transformer entered and left as they were
+    are the same objects after it (so ``ModuleCode`` reuses their code); one it changed is new,
+    and so is each statement around it, and nothing else."""
+    import libcst as cst
+
+    from codemod.cst_util import unchanged
+
+    class Rename(cst.CSTTransformer):
+        def on_leave(self, original, updated):
+            result = super().on_leave(original, updated)
+            return unchanged(original, result) if result is updated else result
+
+        def leave_Name(self, original, updated):
+            return updated.with_changes(value="b") if original.value == "a" else updated
+
+    module = cst.parse_module("import os\n\n\nclass K:\n    def f(self):\n        return os\n\n    def g(self):\n        return a\n\n\nx = 1\n")
+    after = module.visit(Rename())
+    assert after.code == module.code.replace("return a", "return b")
+    assert [s is t for s, t in zip(module.body, after.body)] == [True, False, True]
+    [f, g] = module.body[1].body.body
+    [f2, g2] = after.body[1].body.body
+    assert f is f2 and g is not g2
+    assert module.visit(Rename()).code == module.code.replace("return a", "return b")
+    untouched = cst.parse_module("x = 1\nif x:\n    y = 2\n")
+    assert untouched.visit(Rename()) is untouched
