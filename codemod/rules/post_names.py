@@ -57,11 +57,13 @@ STAR = "*"
 def check(ctx) -> None:
     a = ctx.a
     before_mod, after_mod = a.cls.module, ctx.patched
-    before = _global_reads(before_mod.symbols, a.cls.node)
-    after = _global_reads(after_mod.symbols, ctx.after.node)
-    if before is None or after is None:
+    before_both = _global_reads(before_mod.symbols, a.cls.node)
+    after_both = _global_reads(after_mod.symbols, ctx.after.node)
+    if before_both is None or after_both is None:
         return  # symtable refused the text: the compile check says so
-    _bound_at_run_time(ctx)
+    before, after = before_both[0], after_both[0]
+    _bound_at_run_time(ctx, before_both[_evaluates_annotations(before_mod.tree)],
+                       after_both[_evaluates_annotations(after_mod.tree)])
     was, now = _bindings(before_mod), _bindings(after_mod)
     sources = {c.module.name: _bindings(c.module) for c in a.chain}
     for name, count in sorted(after.items()):
@@ -89,14 +91,13 @@ def check(ctx) -> None:
                                 f"and means {_shown(meant_now)} in {after_mod.rel}")
 
 
-def _bound_at_run_time(ctx) -> None:
+def _bound_at_run_time(ctx, before: Counter, after: Counter) -> None:
     """A global name moved code reads at run time must have a binding that runs: not one only
-    under ``if TYPE_CHECKING:``, which pyflakes counts as bound."""
+    under ``if TYPE_CHECKING:``, which pyflakes counts as bound. ``before``, ``after``: the
+    class's reads of global names that run (``_global_reads``), in the original and the patch."""
     a, after_mod = ctx.a, ctx.patched
-    before = _global_reads(a.cls.module.symbols, a.cls.node, _evaluates_annotations(a.cls.module.tree))
-    after = _global_reads(after_mod.symbols, ctx.after.node, _evaluates_annotations(after_mod.tree))
     every, running = _bindings(after_mod), _bindings(after_mod, run_time=True)
-    if before is None or after is None or STAR in every:
+    if STAR in every:
         return
     for name, count in sorted(after.items()):
         if count > before.get(name, 0) and name in every and name not in running:
@@ -184,10 +185,11 @@ def _bindings(mod, run_time: bool = False) -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
-def _global_reads(top, cls: ast.ClassDef, annotations: bool = False) -> Counter | None:
-    """How many times the class reads each global name, outside annotations (``top``: the
-    module's symbol table). ``annotations``: those that run too (of parameters, returns and the
-    class body's own, not a function's local ones)."""
+def _global_reads(top, cls: ast.ClassDef) -> tuple[Counter, Counter] | None:
+    """How many times the class reads each global name (``top``: the module's symbol table), as
+    two counts made in one walk: outside annotations, and with the annotations that run too (of
+    parameters, returns and the class body's own, not a function's local ones); which of the
+    two is read at run time depends on ``from __future__ import annotations``."""
     if top is None:
         return None
     table = next((t for t in top.get_children() if t.get_type() == "class" and t.get_name() == cls.name
@@ -205,27 +207,34 @@ def _global_reads(top, cls: ast.ClassDef, annotations: bool = False) -> Counter 
 
     collect(table)
     # The class's body only: its bases and decorators are the reparenting's (DC701 checks the MRO).
-    counts: Counter = Counter()
-    stack = list(cls.body)
-    run = {id(s) for s in cls.body if s.__class__ is ast.AnnAssign} if annotations else set()
+    plain: Counter = Counter()
+    running: Counter = Counter()
+    # (node, counted outside annotations, counted with the annotations that run)
+    stack = [(s, True, True) for s in cls.body]
+    run = {id(s) for s in cls.body if s.__class__ is ast.AnnAssign}
     while stack:
-        n = stack.pop()
+        n, in_plain, in_running = stack.pop()
         if n.__class__ is ast.Name:
             if n.id in names and n.ctx.__class__ is ast.Load:
-                counts[n.id] += 1
+                if in_plain:
+                    plain[n.id] += 1
+                if in_running:
+                    running[n.id] += 1
             continue
         for field, value in ast.iter_fields(n):
-            if field in _ANNOTATION_FIELDS and n.__class__ in _ANNOTATED and not (
-                    annotations and (n.__class__ is not ast.AnnAssign or id(n) in run)):
-                continue
+            p, r = in_plain, in_running
+            if field in _ANNOTATION_FIELDS and n.__class__ in _ANNOTATED:
+                p = False
+                r = r and (n.__class__ is not ast.AnnAssign or id(n) in run)
+                if not r:
+                    continue
             if isinstance(value, list):
-                stack.extend(v for v in value if isinstance(v, ast.AST))
+                stack.extend((v, p, r) for v in value if isinstance(v, ast.AST))
             elif isinstance(value, ast.AST):
-                stack.append(value)
-    return counts
+                stack.append((value, p, r))
+    return plain, running
 
 
-# Where annotations sit: ``arg.annotation``, a function's ``returns``, ``AnnAssign.annotation``.
 _ANNOTATION_FIELDS = frozenset({"annotation", "returns"})
 _ANNOTATED = frozenset({ast.arg, ast.FunctionDef, ast.AsyncFunctionDef, ast.AnnAssign})
 
