@@ -119,7 +119,7 @@ def _localize(fn: cst.FunctionDef, names: set[str], ctx) -> cst.FunctionDef:
     done = [n for n in sorted(stored) if n not in used and _definitely_stored(tree.body, n, selfname)]
     if not done:
         return fn
-    fn = fn.visit(_ToLocal(set(done), selfname))
+    fn = fn.visit(_ToLocal(set(done), selfname, _untouched(fn, tree, set(done), selfname)))
     ctx.plan.locals = sorted(set(ctx.plan.locals) | set(done))
     ctx.a.made_local |= set(done)  # DC703 then checks that nothing left in the class reads them
     ctx.plan.inlined += [f"`self.{n}` became a local of `__init__`, its only reader (DC617)" for n in done]
@@ -246,9 +246,28 @@ def _stores_inside(stmt, name, selfname) -> bool:
     return any(_uses(t, name, selfname)[0] for t in _targets(stmt))
 
 
+def _untouched(fn: cst.FunctionDef, tree: ast.FunctionDef, names: set[str], selfname: str) -> set[int]:
+    """The ids of the statements of ``fn``'s body that spell no ``self.name`` of ``names``, read
+    off ``tree`` (the ``ast`` of ``fn``'s code): ``_ToLocal`` need not enter them (a long
+    ``__init__`` costs tens of milliseconds a visit). None are when the two bodies do not pair."""
+    if not isinstance(fn.body, cst.IndentedBlock):
+        return set()
+    out, stmts = set(), iter(tree.body)
+    for node in fn.body.body:
+        mine = [next(stmts, None) for _ in (node.body if isinstance(node, cst.SimpleStatementLine) else (node,))]
+        if None in mine:
+            return set()
+        if not any(_is_self_attr(n, name, selfname) for s in mine for n in ast.walk(s) for name in names):
+            out.add(id(node))
+    return out if next(stmts, None) is None else set()
+
+
 class _ToLocal(cst.CSTTransformer):
-    def __init__(self, names: set[str], selfname: str):
-        self.names, self.selfname = names, selfname
+    def __init__(self, names: set[str], selfname: str, untouched: set[int] = frozenset()):
+        self.names, self.selfname, self.untouched = names, selfname, untouched
+
+    def on_visit(self, node):
+        return id(node) not in self.untouched
 
     def leave_Attribute(self, original, updated):
         if (isinstance(updated.value, cst.Name) and updated.value.value == self.selfname

@@ -2,6 +2,8 @@
 becomes a local, and the asserts that become the same merge into one with a message.
 Executed original against patched; the near misses keep the attribute."""
 
+import pytest
+
 from ruletools import patch, run_both
 
 BASE = '''
@@ -123,3 +125,25 @@ def test_near_miss_a_copied_method_reads_it(tmp_path):
     before, after, patched = run_both(tmp_path, fs, "from pkg.child import Child\nprint(Child(1).look(), Child(3).look())\n")
     assert patched is not None and "self.gamma = self.alpha + 1" in patched
     assert after == before == "23 67\n"
+
+
+@pytest.mark.parametrize("src", [
+    pytest.param("def __init__(self, n):\n    self.a = n\n    self.b = self.a + 1\n", id="every-statement"),
+    pytest.param("def __init__(self, n):\n    x = 1; self.a = n\n    y = 2\n    if n:\n        z = [self.a for _ in ()]\n", id="semicolons-and-nesting"),
+    pytest.param("def __init__(self, n):\n    self.other = n\n    print(self)\n", id="none"),
+    pytest.param("def __init__(self, n=None):  # a\n    # b\n    self.a = n  # c\n", id="comments"),
+])
+def test_statements_without_the_names_are_not_entered_and_nothing_else_changes(src):
+    """``_ToLocal`` with the statements ``_untouched`` names left out gives what a visit of
+    everything gives; the statements it leaves out are the ones that spell no ``self.a``."""
+    import ast
+
+    import libcst as cst
+
+    from codemod.cst_util import code_of
+    from codemod.rules.rewrite_init_locals import _ToLocal, _untouched
+
+    fn = cst.parse_statement(src)
+    skip = _untouched(fn, ast.parse(src).body[0], {"a"}, "self")
+    assert code_of(fn.visit(_ToLocal({"a"}, "self", skip))) == code_of(fn.visit(_ToLocal({"a"}, "self")))
+    assert [id(s) in skip for s in fn.body.body] == ["self.a" not in code_of(s) for s in fn.body.body]
