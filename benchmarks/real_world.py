@@ -172,6 +172,13 @@ LIBS: dict[str, dict] = {
                   test_deps=["pytest", "pytest-mock", "pytz==2025.2", "simplejson",
                              "dateparser"],
                   pytest=["tests"]),
+    # typed and modern (a src layout, components and property types in deep hierarchies, its
+    # tests inside the package); no campaign used it before 2026-12-05
+    "icalendar": dict(version="7.3.0", root="src", packages=["icalendar"],
+                      test_deps=["pytest", "hypothesis", "pytz>=2025.2"],
+                      pytest=["src/icalendar/tests"],
+                      # --trace runs the suite from ROOT's copy, without the sdist's pytest settings
+                      trace_pytest=["icalendar/tests", "--ignore=icalendar/tests/hypothesis"]),
 }
 
 # A pytest plugin (written to the work dir, loaded with -p): deselects the node ids listed in
@@ -603,7 +610,9 @@ def run_traced(cands: list[dict], pristine: Path, out: Path, spec: dict, lib: di
     """``--trace``: one decouple run on all the candidates with ``--analyse-only --trace CMD``
     (CMD: the library's suite); each class's members that only the run showed used."""
     root, tests_dir = pristine / spec["root"], None
-    if root != pristine:
+    if "trace_pytest" in spec:  # the tests are inside ROOT: run from its copy, as the tool runs CMD
+        spec = dict(spec, pytest=spec["trace_pytest"])
+    elif root != pristine:
         tests_dir = work / "trace-tests"
         shutil.rmtree(tests_dir, ignore_errors=True)
         shutil.copytree(pristine, tests_dir, symlinks=True,
