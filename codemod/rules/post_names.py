@@ -235,6 +235,7 @@ def _global_reads(top, cls: ast.ClassDef) -> tuple[Counter, Counter] | None:
     return plain, running
 
 
+# Where annotations sit: ``arg.annotation``, a function's ``returns``, ``AnnAssign.annotation``.
 _ANNOTATION_FIELDS = frozenset({"annotation", "returns"})
 _ANNOTATED = frozenset({ast.arg, ast.FunctionDef, ast.AsyncFunctionDef, ast.AnnAssign})
 

@@ -257,7 +257,7 @@ def _untouched(fn: cst.FunctionDef, tree: ast.FunctionDef, names: set[str], self
         mine = [next(stmts, None) for _ in (node.body if isinstance(node, cst.SimpleStatementLine) else (node,))]
         if None in mine:
             return set()
-        if not any(_is_self_attr(n, name, selfname) for s in mine for n in ast.walk(s) for name in names):
+        if not any(_uses(s, name, selfname)[0] for s in mine for name in names):
             out.add(id(node))
     return out if next(stmts, None) is None else set()
 
