@@ -140,8 +140,9 @@ def _abstract(index, cls) -> bool:
 
 def registrations(index) -> set[str]:
     """The classes of the tree that ``X.register(...)`` (or ``@X.register``) registers classes on,
-    looked for once per run, and only when an abstract class is met."""
-    return index.once(f"{ID} registrations", lambda: _unmetered(index, _registrations))
+    looked for once per run, and only when an abstract class is met. It depends on the tree
+    alone, so the scan's full analyses share one search (``Index.tree_wide``)."""
+    return index.tree_wide(f"{ID} registrations", _registrations)
 
 
 def _registrations(index) -> set[str]:
