@@ -179,6 +179,13 @@ LIBS: dict[str, dict] = {
                       pytest=["src/icalendar/tests"],
                       # --trace runs the suite from ROOT's copy, without the sdist's pytest settings
                       trace_pytest=["icalendar/tests", "--ignore=icalendar/tests/hypothesis"]),
+    # Generic registries built from facets (``GenericPlainRegistry[QuantityT, UnitT]``), tests
+    # inside the package; the benchmarks need pytest-benchmark's fixtures and are left out.
+    "pint": dict(version="0.25.3", root=".", packages=["pint"],
+                 test_deps=["pytest", "pytest-subtests", "pytest-benchmark"],
+                 pytest=["pint/testsuite", "-p", "no:benchmark", "--ignore=pint/testsuite/benchmarks"],
+                 trace_pytest=["pint/testsuite", "-p", "no:benchmark", "--ignore=pint/testsuite/benchmarks",
+                               "--import-mode=importlib"]),
 }
 
 # A pytest plugin (written to the work dir, loaded with -p): deselects the node ids listed in

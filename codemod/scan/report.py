@@ -204,6 +204,15 @@ def tree_wide(tree: Tree) -> None:
     keep_structural_tests.registrations(Index(tree))
 
 
+def _unseen(tree: Tree) -> bool:
+    """Whether no earlier run kept a word index of the tree (``--no-cache`` keeps none): then
+    none of its full analyses can come from the run cache, and the searches they share are
+    worth making ahead. On a tree seen before they mostly come from the cache (a scan in CI),
+    and a search made ahead would be work lost (2 s on the 4x tree). Only the cost depends on
+    this guess, never a result: an analysis without the answer made ahead makes it itself."""
+    return tree.word_index.reused == 0
+
+
 def _start_worker() -> None:  # pragma: no cover - the child
     in_child()
     gc.freeze()  # what it inherited stays out of each collection
@@ -449,8 +458,8 @@ def run_scan(args) -> int:
     judges = Judges(tree, the_plan, file, use_cache)
     try:
         judges.start()
-        estimates, replaced = judges.estimate(replaced=args.replaced,
-                                              ahead=not args.replaced and (args.top > 1 or args.min_saving is not None))
+        several = args.top > 1 or args.min_saving is not None
+        estimates, replaced = judges.estimate(replaced=args.replaced, ahead=several and not args.replaced and _unseen(tree))
         if args.replaced:
             if args.check:
                 raise UsageError("--replaced lists findings; --check is for the classes to decouple")

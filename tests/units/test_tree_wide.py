@@ -64,3 +64,19 @@ def test_the_asking_index_keeps_what_was_parsed_for_the_answer(tmp_path):
     index = Index(tree)
     registrations(index)
     assert "pkg/sinks.py" in index._modules and index._modules["pkg/sinks.py"] is not None
+
+
+def test_the_scan_makes_the_searches_ahead_only_on_a_tree_no_run_has_read(tmp_path):
+    """On a tree seen before (a word index kept), the full analyses mostly come from the run
+    cache: a search made ahead would be lost work. Either way the answers are the same."""
+    from codemod.scan.report import _unseen
+
+    root = write_files(tmp_path / "tree", FILES)
+    first = Tree(root, index_snapshot=tmp_path / "index.marshal")
+    first.begin_word_index()
+    assert _unseen(first)
+    first.write_index_snapshot(wait=True)
+    again = Tree(root, index_snapshot=tmp_path / "index.marshal")
+    again.begin_word_index()
+    assert not _unseen(again)
+    assert registrations(Index(again)) == registrations(Index(first))
