@@ -131,7 +131,7 @@ class Tree:
     _texts: dict = field(default_factory=dict, repr=False)
     encodings: dict = field(default_factory=dict, repr=False)
     reads: ReadLog = field(default_factory=ReadLog, repr=False)  # the run's dependencies, for the cache
-    # Answers that depend on the tree's files alone, for every Index of the run (``Index.tree_wide``).
+    # Answers that depend on the tree's files alone, for every Index of the run (``tree_wide``).
     answers: dict = field(default_factory=dict, repr=False)
     unreadable: dict = field(default_factory=dict, repr=False)
     # Files that read but do not decode as Python would: rel -> (line, why). A parse error to the index.

@@ -17,7 +17,6 @@ from .ast_util import child_blocks, decorator_name, dotted_name, first_param, is
 from .console import display_path
 from .discover import Tree
 from .errors import UsageError
-from .model import ReadLog
 from .subclass_search import SubclassSearch
 
 
@@ -312,44 +311,6 @@ class Index:
         if key not in self._once:
             self._once[key] = compute()
         return self._once[key]
-
-    def tree_wide(self, key: str, fn):
-        """``fn(index)``, for an answer that depends on the tree's files alone: not on the class,
-        a budget, or what this index parsed before. The tree keeps it for every index of the run
-        (the scan's full analyses each have one, forked after its main process computed the
-        answer: ``scan.report.Judges``).
-
-        What proves it the same answer: ``fn`` is given a fresh index of its own, with no budget,
-        so nothing of the asking index reaches it. What computing it read and could not parse is
-        kept with it (every file it needed is read afresh, so the log is whole), and every index
-        that takes the answer takes those on too, as if it had computed it: the warm cache's
-        dependencies (``Tree.reads``) and DC306's unparsable files.
-        Known limits: ``fn`` must return plain data (names), never nodes, which belong to the
-        modules of the index that parsed them; a module the asking index had parsed already is
-        parsed again for ``fn`` (a few, once per run)."""
-        if key not in self._once:
-            answer = self.tree.answers.get(key)
-            if answer is None:
-                answer = self.tree.answers[key] = self._apart(fn)
-            value, read, errors = answer
-            self.tree.reads.merge(read)
-            for rel, error in errors.items():
-                self.syntax_errors.setdefault(rel, error)
-            self._once[key] = value
-        return self._once[key]
-
-    def _apart(self, fn):
-        """(``fn``'s answer, what it read, the files it could not parse), on an index of its own."""
-        apart = Index(self.tree)
-        kept, self.tree.reads = self.tree.reads, ReadLog()
-        try:
-            value = fn(apart)
-            read = self.tree.reads
-        finally:
-            self.tree.reads = kept
-        for rel, mod in apart._modules.items():
-            self._modules.setdefault(rel, mod)  # parsed anyway: as ``once`` would have left them
-        return value, read, apart.syntax_errors
 
     def module(self, rel: str) -> ModuleInfo | None:
         if self.meter is not None:

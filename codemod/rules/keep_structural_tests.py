@@ -49,6 +49,7 @@ from __future__ import annotations
 import ast
 import re
 
+from .. import tree_wide
 from ..ast_util import binding_count, dotted_name
 from ..index import enclosing
 from ..model import Evidence, Receiver
@@ -141,8 +142,8 @@ def _abstract(index, cls) -> bool:
 def registrations(index) -> set[str]:
     """The classes of the tree that ``X.register(...)`` (or ``@X.register``) registers classes on,
     looked for once per run, and only when an abstract class is met. It depends on the tree
-    alone, so the scan's full analyses share one search (``Index.tree_wide``)."""
-    return index.tree_wide(f"{ID} registrations", _registrations)
+    alone, so the scan's full analyses share one search (``tree_wide``)."""
+    return tree_wide.answer(index, f"{ID} registrations", _registrations)
 
 
 def _registrations(index) -> set[str]:

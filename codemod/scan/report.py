@@ -121,7 +121,7 @@ class Judges:
         else:
             waiting = self.pool.map_async(_estimate_part, [(i, replaced) for i in range(WORKERS)])
             if ahead:
-                tree_wide(tree)
+                made_ahead(tree)
             wait_for(lambda tick: show() or waiting.wait(tick) or waiting.ready())
             parts = waiting.get()
         self.progress.close()
@@ -192,12 +192,10 @@ class _Work:
     claims: "_Claims | None" = None
 
 
-def tree_wide(tree: Tree) -> None:
-    """The answers every full analysis of the tree asks alike and the tree keeps for them all
-    (``Index.tree_wide``): the full analyses, each in a process forked after this, share them
-    instead of each searching the tree again (2 s a search on the 4x tree of
-    ``benchmarks/scan_scale.py``). Only searches that almost every analysis makes are here: one
-    made for none is work lost."""
+def made_ahead(tree: Tree) -> None:
+    """The answers every full analysis asks alike (``tree_wide``), made once for the analyses
+    forked after this (2 s a search on the 4x tree of ``benchmarks/scan_scale.py``). Only
+    searches almost every analysis makes are here: one made for none is work lost."""
     from ..index import Index
     from ..rules import keep_structural_tests
 
@@ -205,11 +203,10 @@ def tree_wide(tree: Tree) -> None:
 
 
 def _unseen(tree: Tree) -> bool:
-    """Whether no earlier run kept a word index of the tree (``--no-cache`` keeps none): then
-    none of its full analyses can come from the run cache, and the searches they share are
-    worth making ahead. On a tree seen before they mostly come from the cache (a scan in CI),
-    and a search made ahead would be work lost (2 s on the 4x tree). Only the cost depends on
-    this guess, never a result: an analysis without the answer made ahead makes it itself."""
+    """Whether no earlier run kept a word index of the tree (``--no-cache`` keeps none): then no
+    full analysis can come from the run cache, and their shared searches are worth making ahead;
+    on a tree seen before (a scan in CI) they would mostly be work lost. Only the cost depends
+    on this guess: an analysis without the answer made ahead makes it itself."""
     return tree.word_index.reused == 0
 
 

@@ -1,4 +1,4 @@
-"""``Index.tree_wide``: an answer one index of a run makes is taken by another (the scan's full
+"""``tree_wide``: an answer one index of a run makes is taken by another (the scan's full
 analyses, forked after its main process made it) with what making it read and could not parse,
 so that the other index's warm-cache dependencies and DC306's unparsable files are those it would
 have had computing the answer itself."""
