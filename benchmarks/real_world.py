@@ -186,6 +186,10 @@ LIBS: dict[str, dict] = {
                  pytest=["pint/testsuite", "-p", "no:benchmark", "--ignore=pint/testsuite/benchmarks"],
                  trace_pytest=["pint/testsuite", "-p", "no:benchmark", "--ignore=pint/testsuite/benchmarks",
                                "--import-mode=importlib"]),
+    # Typed validators and an exception family on attrs; the JSON-Schema suite's data in the sdist.
+    "jsonschema": dict(version="4.26.0", root=".", packages=["jsonschema"],
+                       test_deps=["pytest", "jsonpath-ng"], pytest=["jsonschema/tests"],
+                       trace_pytest=["jsonschema/tests"]),
 }
 
 # A pytest plugin (written to the work dir, loaded with -p): deselects the node ids listed in
