@@ -21,10 +21,10 @@ FILES = {
 }
 
 
-def asked(tree: Tree, first: Index | None = None):
+def asked(tree: Tree):
     """The answer of a fresh index of ``tree``, under a fresh read log: (answer, log, errors)."""
     tree.reads = ReadLog()
-    index = first or Index(tree)
+    index = Index(tree)
     return registrations(index), tree.reads, dict(index.syntax_errors)
 
 
