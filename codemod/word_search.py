@@ -16,6 +16,9 @@ own answer:
   kept only where the character before it is not a word character (``\b`` before a word
   character). The matches do not overlap differently: one that started inside another occurrence
   of the name would end where that one has a word character, so its ``\b`` would fail.
+* ``read_or_quoted``: which of many names follow a dot or a quote (``[.'"](a|b|...)\b``, DC108's
+  prefilter), each name looked for as a literal where the alternation was tried at every dot
+  (on SGLang the alternation cost 0.3 s a run, the literals a tenth of that).
 """
 
 from __future__ import annotations
@@ -90,6 +93,36 @@ class BaseNames:
 
     def named(self, name: str) -> bool:
         return name in self.inside or any(w.endswith(name) for w in self.before_as)
+
+
+_BEFORE_READ = frozenset(".'\"")
+
+
+def read_or_quoted(text: str, names) -> set[str]:
+    r"""The names of ``names`` for which ``[.'"]name\b`` (the name escaped) matches in ``text``:
+    those that follow a dot or a quote and end at a word boundary. For names spelt whole this is
+    what ``re.findall`` of the alternation ``(?:\.|['"])(a|b|...)\b`` finds (at one place only
+    one of them can end at a boundary); for others the alternation may find fewer.
+
+    A name spelt whole is looked for as a literal: an occurrence counts where the character
+    before it is a dot or a quote and the one after it is no word character (or the text ends).
+    An occurrence that starts inside another one is preceded by a word character, so it never
+    counts, and skipping past each occurrence loses nothing."""
+    found: set[str] = set()
+    find, size = text.find, len(text)
+    for name in names:
+        if not spelt_whole(name):
+            if re.search(r"[.'\"]" + re.escape(name) + r"\b", text):
+                found.add(name)
+            continue
+        n = len(name)
+        at = find(name)
+        while at >= 0:
+            if at and text[at - 1] in _BEFORE_READ and (at + n == size or not _word(text[at + n])):
+                found.add(name)
+                break
+            at = find(name, at + n)
+    return found
 
 
 def case_lines(text: str) -> list[str]:

@@ -93,7 +93,7 @@ from ..literal_names import names as literal_names
 from ..model import Evidence, Receiver, Scanned
 from ..reflection import ACCESSORS, class_site_files, computed_name
 from ..state import inside_any
-from ..word_search import case_lines
+from ..word_search import case_lines, read_or_quoted, spelt_whole
 from . import drop_equal_fallback
 
 ID = "DC108"
@@ -130,11 +130,23 @@ def run(st, out: Scanned) -> bool:
         return {n for line in case_lines(text) for n in rx_keyword.findall(line)}
 
     # What each file that names a candidate reads of them, found once: it is searched only if it
-    # reads one, and parsed only while one of those is not kept yet.
+    # reads one, and parsed only while one of those is not kept yet. In an ASCII text a name
+    # that follows a dot or a quote and ends at a word boundary is a word of the index (both end
+    # it at the same characters), so only the names the index lists for the file are looked
+    # for, each as a literal (``read_or_quoted``); in any other text the regex stays, since a
+    # non-ASCII character ends such a name for the regex but not for the index.
+    listed: dict[str, list[str]] = {}
+    for c in cands:
+        for rel in tree.files_with_words((c,)):
+            listed.setdefault(rel, []).append(c)
+    other = [c for c in cands if not spelt_whole(c)]
     mentioned: dict[str, set[str]] = {}
     for rel in tree.files_with_words(tuple(cands)):
         text = tree.searchable(rel)
-        if text is not None and (names := set(rx.findall(text)) | in_patterns(text)):
+        if text is None:
+            continue
+        read = read_or_quoted(text, listed.get(rel, []) + other) if text.isascii() else set(rx.findall(text))
+        if names := read | in_patterns(text):
             mentioned[rel] = names
     files = list(mentioned)
     cand_set = set(cands)

@@ -1,7 +1,7 @@
 """``word_search`` gives the answers of the regexes it stands in for: ``WordPattern`` those of
-``\\bname...``, ``case_lines`` those of ``^[ \\t]+case\\b[^\\n]*``, ``Tree.files_naming`` those of a
-grep for ``\\bname\\b`` (on files written to be hard: non-ASCII neighbours, undecodable bytes,
-declared encodings)."""
+``\\bname...``, ``case_lines`` those of ``^[ \\t]+case\\b[^\\n]*``, ``read_or_quoted`` those of
+``[.'"](a|b|...)\\b``, ``Tree.files_naming`` those of a grep for ``\\bname\\b`` (on files written to
+be hard: non-ASCII neighbours, undecodable bytes, declared encodings)."""
 
 import re
 
@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from codemod.discover import Tree
-from codemod.word_search import WordPattern, case_lines
+from codemod.word_index import words_in
+from codemod.word_search import WordPattern, case_lines, read_or_quoted
 
 
 _CASE_LINE = re.compile(r"^[ \t]+case\b[^\n]*", re.M)  # what ``case_lines`` stands in for
@@ -102,3 +103,37 @@ def test_base_names_near_misses(text, name, named):
     from codemod.word_search import BaseNames
 
     assert BaseNames(text).named(name) is named
+
+
+_READ_PIECES = ["name", "nam", "e", "x", "_", " ", ".", "'", '"', "(", "\n", "é", "→", "·", "9", "a-"]
+_READ_NAMES = ["name", "e", "_", "é", "nam_e9", "x", "a-"]
+
+
+@given(text=st.lists(st.sampled_from(_READ_PIECES), max_size=30).map("".join),
+       names=st.lists(st.sampled_from(_READ_NAMES), unique=True, max_size=5))
+def test_read_or_quoted_is_the_regex(text, names):
+    expected = {n for n in names if re.search(r"[.'\"]" + re.escape(n) + r"\b", text)}
+    assert read_or_quoted(text, names) == expected
+    whole = [n for n in names if n != "a-"]
+    if whole:  # DC108's alternation, one findall over every name spelt whole: the same names
+        assert set(re.findall(r"(?:\.|['\"])(" + "|".join(map(re.escape, whole)) + r")\b", text)) == read_or_quoted(text, whole)
+
+
+@given(text=st.lists(st.sampled_from(_READ_PIECES[:10] + ["a", "-", "$", "\t"]), max_size=30).map("".join))
+def test_read_or_quoted_in_ascii_needs_only_the_words_of_the_index(text):
+    """DC108 looks, in an ASCII text, only for the names the word index lists for its file."""
+    words = {w.decode() for w in words_in(text.encode())}
+    names = ["name", "e", "_", "nam_e9", "x", "a"]
+    assert read_or_quoted(text, [n for n in names if n in words]) == read_or_quoted(text, names)
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    pytest.param("x = obj.name\n", {"name"}, id="an-attribute"),
+    pytest.param("getattr(obj, 'name')\n", {"name"}, id="a-quoted-name"),
+    pytest.param("obj.names + obj.rename + name\n", set(), id="near-misses-longer-words-and-no-dot"),
+    pytest.param("obj.name\u2192 = 1\n", {"name"}, id="a-non-word-character-after"),
+    pytest.param("obj.nameé\n", set(), id="a-non-ascii-word-character-after"),
+    pytest.param("obj.e.e_e.name", {"e", "name"}, id="at-the-end-and-overlapping"),
+])
+def test_read_or_quoted_near_misses(text, found):
+    assert read_or_quoted(text, ["name", "e"]) == found
