@@ -177,9 +177,12 @@ def build_patches(index: Index, candidates: list[ClassAnalysis], markers: bool =
     Returns the patches that passed, and the refusals by class (``id`` of its analysis).
     ``parsed``: libcst parses made ahead (``rewrite.parse_ahead``), by module path."""
     from . import postconditions
+    from .beside import Beside
     from .check import check_file
     from .rewrite import rewrite_module
+    from .scan_worker import PARALLEL_FROM
 
+    fork = len(index.tree.files) >= PARALLEL_FROM  # on a smaller tree the fork costs more than the check
     by_module: dict[str, list[ClassAnalysis]] = {}
     for a in candidates:
         by_module.setdefault(a.cls.file, []).append(a)
@@ -193,11 +196,13 @@ def build_patches(index: Index, candidates: list[ClassAnalysis], markers: bool =
         except SyntaxError as exc:  # the rewritten text no longer parses: a check failure, never a crash
             refusals.update({id(a): Refusal("", f"{rel}: the patched file does not parse: {exc.msg} (line {exc.lineno})", "check") for a in group})
             continue
-        problem = check_file(patch.before, patch.after, rel, patch.imports_kept)
+        # The post-conditions are checked in a child while this process runs pyflakes (``beside``).
+        with Beside(postconditions.check_module, index, group, patch.after, fork=fork) as post:
+            problem = check_file(patch.before, patch.after, rel, patch.imports_kept)
+            broken = None if problem else post.result()
         if problem:
             refusals.update({id(a): Refusal("", problem, "check") for a in group})
             continue
-        broken = postconditions.check_module(index, group, patch.after)
         if broken:
             rule, msg = broken[0]
             refusals.update({id(a): Refusal(rule, f"post-condition {rule}: {msg}", "check") for a in group})

@@ -1,0 +1,84 @@
+"""``Beside``: a function run in a forked child gives the answer it would give here; a child
+with no answer (it raised, it died) leaves the function to run here; ``close`` ends a child
+whose answer is not wanted. And the patch's checks, one of them run beside the other, refuse
+what they refuse one after the other."""
+
+import os
+import time
+
+import pytest
+
+from codemod.beside import Beside
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="a child needs fork")
+
+HERE = os.getpid()
+
+
+def where():
+    return os.getpid()
+
+
+def test_no_change_without_fork():
+    assert Beside(where, fork=False).result() == HERE
+
+
+def test_the_answer_comes_from_the_child():
+    with Beside(where) as b:
+        assert b.result() not in (HERE, None)
+
+
+def _raises():
+    raise ValueError("from wherever it ran")
+
+
+def test_a_child_that_raises_leaves_the_function_to_raise_here():
+    with Beside(_raises) as b, pytest.raises(ValueError, match="from wherever it ran"):
+        b.result()
+
+
+def _dies_in_a_child():
+    if os.getpid() != HERE:
+        os._exit(3)
+    return "computed here"
+
+
+def test_a_child_that_dies_leaves_the_function_to_run_here():
+    with Beside(_dies_in_a_child) as b:
+        assert b.result() == "computed here"
+
+
+def test_close_ends_a_child_whose_answer_is_not_wanted():
+    start = time.monotonic()
+    with Beside(time.sleep, 30) as b:
+        proc = b.proc
+    assert not proc.is_alive() and time.monotonic() - start < 10
+
+
+@pytest.mark.parametrize("fork_from", [10**9, 1], ids=["one-after-the-other", "side-by-side"])
+def test_the_checks_refuse_alike_side_by_side(tmp_path, monkeypatch, fork_from):
+    """DC705 refuses the patch in both (from the post-conditions, the check run beside pyflakes)."""
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "rules"))
+    from test_run_time_names import GUARDED, WIDGETS, base, child
+    from ruletools import patch
+
+    from codemod import postconditions
+
+    monkeypatch.setattr("codemod.scan_worker.PARALLEL_FROM", fork_from)
+    pids = tmp_path / "pids"
+    check_module = postconditions.check_module
+
+    def recorded(*args):
+        with open(pids, "a") as f:
+            f.write(f"{os.getpid()}\n")
+        return check_module(*args)
+
+    monkeypatch.setattr(postconditions, "check_module", recorded)
+    head = "from __future__ import annotations\n\nfrom typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from .widgets import Widget\n"
+    make = "    def make(self, w: Widget = None):\n        return self.n\n"
+    after, v = patch(tmp_path / "tree", {"widgets.py": WIDGETS, "base.py": base(head, make), "child.py": child(GUARDED)})
+    assert after is None and v.refused_by == "DC705", v
+    assert "reads Widget at run time, which pkg/child.py binds only under `if TYPE_CHECKING:`" in v.reason
+    assert (pids.read_text().split() == [str(HERE)]) == (fork_from > 1)
