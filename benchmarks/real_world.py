@@ -190,6 +190,9 @@ LIBS: dict[str, dict] = {
     "jsonschema": dict(version="4.26.0", root=".", packages=["jsonschema"],
                        test_deps=["pytest", "jsonpath-ng"], pytest=["jsonschema/tests"],
                        trace_pytest=["jsonschema/tests"]),
+    # Declarative specs: small class families (folds, matchers, errors) built on each other's __init__.
+    "glom": dict(version="25.12.0", root=".", packages=["glom"], test_deps=["pytest", "pyyaml"],
+                 pytest=["glom/test"], trace_pytest=["glom/test"]),
 }
 
 # A pytest plugin (written to the work dir, loaded with -p): deselects the node ids listed in
