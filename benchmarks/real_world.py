@@ -193,6 +193,10 @@ LIBS: dict[str, dict] = {
     # Declarative specs: small class families (folds, matchers, errors) built on each other's __init__.
     "glom": dict(version="25.12.0", root=".", packages=["glom"], test_deps=["pytest", "pyyaml"],
                  pytest=["glom/test"], trace_pytest=["glom/test"]),
+    # Schedulers, executors, job stores and triggers: each family a base class and its subclasses.
+    "apscheduler": dict(version="3.11.3", root="src", packages=["apscheduler"],
+                        test_deps=["pytest", "pytest-timeout", "anyio", "pytz", "sqlalchemy", "tornado"],
+                        pytest=["tests"]),
 }
 
 # A pytest plugin (written to the work dir, loaded with -p): deselects the node ids listed in
