@@ -8,7 +8,8 @@ child beside the first: on SGLang both took 0.24 s one after the other, 0.15 s s
 the fork included (medians of 7).
 
 The child sends back its answer, or nothing. With nothing (it failed, or died, or there is no
-``fork``, or ``fork=False``: a small tree, where the fork costs more than the check) the
+``fork``, or this process is a daemonic worker, which may not start children, or no process
+could be started, or ``fork=False``: a small tree, where the fork costs more than the check) the
 function runs here, so whatever it raises is raised here, as it would be without a child. The
 child is a ``multiprocessing`` process like the scan's workers: Ctrl-C ends it with them
 (``interrupt.end_workers``).
@@ -28,14 +29,21 @@ class Beside:
     def __init__(self, fn, *args, fork: bool = True):
         self.fn, self.args = fn, args
         self.proc = self.receive = None
-        if not fork or "fork" not in multiprocessing.get_all_start_methods():
+        # A daemonic process (a worker of the scan's pool) may not start children of its own.
+        if not fork or "fork" not in multiprocessing.get_all_start_methods() or multiprocessing.current_process().daemon:
             return
         ctx = multiprocessing.get_context("fork")
         self.receive, send = ctx.Pipe(duplex=False)
-        self.proc = ctx.Process(target=_child, args=(send, self.receive, fn, args), daemon=True)
-        with forking():
-            self.proc.start()
-        send.close()
+        proc = ctx.Process(target=_child, args=(send, self.receive, fn, args), daemon=True)
+        try:
+            with forking():
+                proc.start()
+        except OSError:  # no process to be had (a limit on processes, memory): computed here
+            self.receive.close()
+            return
+        finally:
+            send.close()
+        self.proc = proc
 
     def result(self):
         """The child's answer, or ``fn(*args)`` computed here when it has none."""

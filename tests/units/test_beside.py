@@ -48,6 +48,24 @@ def test_a_child_that_dies_leaves_the_function_to_run_here():
         assert b.result() == "computed here"
 
 
+def _in_a_daemon(send):
+    send.send(Beside(where).result() == os.getpid())
+    send.close()
+
+
+def test_a_daemonic_worker_computes_it_itself():
+    """The scan's full analyses run in daemonic workers, which may not start children."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_in_a_daemon, args=(send,), daemon=True)
+    proc.start()
+    send.close()
+    assert receive.recv() is True
+    proc.join()
+
+
 def test_close_ends_a_child_whose_answer_is_not_wanted():
     start = time.monotonic()
     with Beside(time.sleep, 30) as b:
