@@ -47,12 +47,11 @@ class Stores:
             named = re.compile(rf"setattr(?:__)?\([^,]+,\s*['\"]{a}['\"]")
             namespace = [re.compile(rf"{w}[^\n]*\b{a}\b") for w in (r"__dict__", r"vars\(")]
             self._memos[key] = self._grep_with_namespace(attr, lambda text: bool(assigned.search(text) or named.search(text)), namespace)
-        files = self._memos[key]
-        if within is not None:
-            near = set(self.index.tree.files_with_words(tuple(within)))
-            files = [rel for rel in files if rel in near]
-        for rel in files:
-            yield from self._stores_in(rel, attr)
+        grep = self._memos[key]
+        near = None if within is None else set(self.index.tree.files_with_words(tuple(within)))
+        for rel in grep.files:
+            if (near is None or rel in near) and grep.passes(rel):
+                yield from self._stores_in(rel, attr)
 
     def _stores_in(self, rel: str, attr: str) -> list:
         key = ("stores", rel, attr)
@@ -125,21 +124,44 @@ class Stores:
                             return True
                 return any(m.group(1) not in _SELF_NAMES for m in named.finditer(text))
 
-            self._memos[key] = bool(self._grep_with_namespace(attr, outside, namespace))
+            self._memos[key] = any(True for _ in self._grep_with_namespace(attr, outside, namespace))
         return self._memos[key]
 
-    def _grep_with_namespace(self, attr: str, test, namespace: list[re.Pattern]) -> list[str]:
+    def _grep_with_namespace(self, attr: str, test, namespace: list[re.Pattern]) -> "LazyGrep":
         """The files naming ``attr`` that pass ``test`` or where one of the ``namespace``
-        patterns matches, in the tree's order. The patterns are tried only on files whose
-        words include ``__dict__``, ``vars`` or ``__setattr__`` (the word index answers that
-        without reading a file), which every text they match contains."""
-        tree = self.index.tree
-        hits = set(tree.grep(test, words=(attr,)))
+        patterns matches, in the tree's order, each file tried only when a caller gets to it."""
         if "namespace files" not in self._memos:
-            self._memos["namespace files"] = set(tree.files_with_words(_NAMESPACE_WORDS))
-        hits.update(tree.grep(lambda text: any(n.search(text) for n in namespace), words=(attr,),
-                              among=self._memos["namespace files"] - hits))
-        return [rel for rel in tree.files_with_words((attr,)) if rel in hits]
+            self._memos["namespace files"] = set(self.index.tree.files_with_words(_NAMESPACE_WORDS))
+        return LazyGrep(self.index.tree, attr, test, namespace, self._memos["namespace files"])
+
+
+class LazyGrep:
+    """A grep of the files that name a word, one file at a time as a caller asks.
+
+    Most callers stop early: the first store whose value is not followed ends a typing, and the
+    first store on another object answers ``_stored_from_outside``. A common name is in more
+    than a thousand files of SGLang (``config``), whose texts cost more to search than
+    everything the caller does before it stops. Each file's answer is kept, so a later caller
+    that goes further gets the same files in the same order as one grep of them all.
+
+    ``namespace``: patterns tried only on the files among ``namespace_files`` (those whose words
+    include ``__dict__``, ``vars`` or ``__setattr__``, which every text they match contains)."""
+
+    def __init__(self, tree, attr: str, test, namespace: list[re.Pattern], namespace_files: set[str]):
+        self.tree, self.test, self.namespace, self.namespace_files = tree, test, namespace, namespace_files
+        self.files = tree.files_with_words((attr,))
+        self._passed: dict[str, bool] = {}
+
+    def passes(self, rel: str) -> bool:
+        got = self._passed.get(rel)
+        if got is None:
+            text = self.tree.searchable(rel)
+            got = self._passed[rel] = text is not None and bool(
+                self.test(text) or (rel in self.namespace_files and any(n.search(text) for n in self.namespace)))
+        return got
+
+    def __iter__(self):
+        return (rel for rel in self.files if self.passes(rel))
 
 
 def _namespace_stores(node: ast.AST, attr: str) -> list[tuple[ast.AST, ast.AST | None]]:
