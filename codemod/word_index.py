@@ -25,26 +25,30 @@ from pathlib import Path
 
 from .fileio import cache_dir, decode_source, write_cache_file
 from .interrupt import TestHook, at, forking, in_child, wait_for
+from .text_facts import facts
 
 # Identifier characters (ASCII letters, digits, "_", and every byte of a non-ASCII
 # character) stay; all else becomes a space. Runs of these are a superset of identifiers.
 WORD_BYTES = bytes(c if (chr(c).isalnum() or c == 0x5F or c >= 0x80) else 0x20 for c in range(256))
 PARALLEL_FROM = 1000  # files; below this a second process costs more than it saves
-SNAPSHOT_VERSION = 3
+SNAPSHOT_VERSION = 4
 KEEP = 8  # snapshots kept (one per tree)
 
 Meta = tuple | None  # (size, mtime_ns, sha1 digest) of one file, or None when unreadable
 
 
 def words_in(data: bytes) -> set[bytes]:
-    """The identifier-like words of a file's bytes (a superset of its identifiers)."""
+    """The identifier-like words of a file's bytes (a superset of its identifiers), and the
+    marker words of ``text_facts``."""
     if data[:3] == b"\xef\xbb\xbf" or b"coding" in data[:300]:
         # Possibly not UTF-8 (PEP 263): take the words of the decoded text.
         try:
             data = decode_source(data)[0].encode("utf-8")
         except (UnicodeDecodeError, SyntaxError, LookupError):
             pass
-    return set(data.translate(WORD_BYTES).split())
+    words = set(data.translate(WORD_BYTES).split())
+    words.update(facts(data, words))  # the rare shapes some searches test texts for (``text_facts``)
+    return words
 
 
 def _jobs(n_files: int) -> int:

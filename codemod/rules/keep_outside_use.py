@@ -94,6 +94,7 @@ from ..model import Evidence, Receiver, Scanned
 from ..reflection import ACCESSORS, class_site_files, computed_name
 from ..state import inside_any
 from ..word_search import case_lines, read_or_quoted, spelt_whole
+from .. import text_facts
 from . import drop_equal_fallback
 
 ID = "DC108"
@@ -180,7 +181,8 @@ def run(st, out: Scanned) -> bool:
     # A name spelt in pieces (f"{axis}_scale", "ca" + "che") is in none of the texts searched
     # above: the files where an accessor is given such pieces of a candidate's name, and those
     # that name the class or its kin beside an accessor, are looked at for those too.
-    pieced = tree.grep(lambda text: _pieces_of(text, cands), words=tuple(sorted(ACCESSORS)))
+    pieced = tree.grep(lambda text: _pieces_of(text, cands), words=(text_facts.PIECED_NAME,),
+                       among=set(tree.files_with_words(tuple(sorted(ACCESSORS)))))
     for rel in sorted(set(pieced) | set(class_site_files(st))):
         mod = None if rel in searched else st.index.module(rel)
         for node in mod.nodes if mod is not None else ():

@@ -49,7 +49,7 @@ from __future__ import annotations
 import ast
 import re
 
-from .. import tree_wide
+from .. import text_facts, tree_wide
 from ..ast_util import binding_count, dotted_name
 from ..index import enclosing
 from ..model import Evidence, Receiver
@@ -152,7 +152,7 @@ def _registrations(index) -> set[str]:
     # other counts for no class _structural asks about), or an alias its file binds, can resolve
     # to one: the others are decided without parsing the file (most of the cost).
     spelt_in: dict[str, tuple[set[str], set[str]]] = {}
-    for rel in tree.grep(lambda text: ".register" in text, words=("register",)):
+    for rel in tree.grep(lambda text: ".register" in text, words=(text_facts.REGISTER_CALL,), among=set(tree.files_with_words(("register",)))):
         text = tree.searchable(rel)
         # ``self.register``/``cls.register`` read a method's own parameter (``_local`` below),
         # which resolves to no class: left out before any class of the name is looked for.
