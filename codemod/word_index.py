@@ -109,7 +109,7 @@ def _done(index: defaultdict) -> dict[bytes, list[int]]:
 
 
 CHUNK = 64  # files a process claims at a time: small enough to even out, big enough to cost no lock traffic
-PACK_RATIO = 5  # a worker packs and sends its index in about a fifth of the time it took to build it
+PACK_RATIO = 12  # a worker sends its index in about a twelfth of the time it took to build it
 
 
 class _Build:
@@ -156,9 +156,10 @@ class _Build:
 
     def run(self, packed: bool) -> tuple[dict, dict[int, Meta]]:
         """Index chunks until none is left: (word -> ids, id -> Meta) of the chunks this process
-        took. ``packed``: each word's ids as the bytes of an array, which a worker process sends
-        back several times faster than lists or arrays (and which cost 2 bytes an entry), through
-        ``marshal``, which writes and reads these types faster than ``pickle``."""
+        took. ``packed``: a plain dict, for a worker process to send through ``marshal``, which
+        writes and reads lists of small ints faster than ``pickle`` does anything, and faster than
+        turning each word's list into the bytes of an array first (SGLang, half of the tree:
+        0.035 s against 0.07 to 0.095 s to send, 0.03 s against 0.02 s to read back)."""
         root, files, _, known = self.args
         index: defaultdict[bytes, list[int]] = defaultdict(list)
         meta: dict[int, Meta] = {}
@@ -169,10 +170,7 @@ class _Build:
             _index_part(root, files, chunk, known, index, meta)
             taken += 1
         _done(index)
-        if packed:
-            code = _code(len(files))
-            return {w: array(code, got).tobytes() for w, got in index.items()}, meta
-        return index, meta
+        return (dict(index) if packed else index), meta
 
     def finish(self) -> tuple[list[dict], dict[int, Meta]]:
         """The parts of the index (this process's, then each worker's), and every file's Meta."""
