@@ -196,10 +196,17 @@ def build_patches(index: Index, candidates: list[ClassAnalysis], markers: bool =
         except SyntaxError as exc:  # the rewritten text no longer parses: a check failure, never a crash
             refusals.update({id(a): Refusal("", f"{rel}: the patched file does not parse: {exc.msg} (line {exc.lineno})", "check") for a in group})
             continue
-        # The post-conditions are checked in a child while this process runs pyflakes (``beside``).
-        with Beside(postconditions.check_module, index, group, patch.after, fork=fork) as post:
-            problem = check_file(patch.before, patch.after, rel, patch.imports_kept)
-            broken = None if problem else post.result()
+        # pyflakes runs in a child while this process checks the post-conditions, the longer of
+        # the two (``beside``). A post-condition is only asked of a text that pyflakes passes,
+        # so what it raises on one that fails is not raised.
+        with Beside(check_file, patch.before, patch.after, rel, patch.imports_kept, fork=fork) as flakes:
+            try:
+                broken, failed = postconditions.check_module(index, group, patch.after), None
+            except Exception as exc:  # noqa: BLE001 - raised below, if pyflakes passes the text
+                broken, failed = None, exc
+            problem = flakes.result()
+        if failed is not None and not problem:
+            raise failed
         if problem:
             refusals.update({id(a): Refusal("", problem, "check") for a in group})
             continue

@@ -73,30 +73,67 @@ def test_close_ends_a_child_whose_answer_is_not_wanted():
     assert not proc.is_alive() and time.monotonic() - start < 10
 
 
-@pytest.mark.parametrize("fork_from", [10**9, 1], ids=["one-after-the-other", "side-by-side"])
-def test_the_checks_refuse_alike_side_by_side(tmp_path, monkeypatch, fork_from):
-    """DC705 refuses the patch in both (from the post-conditions, the check run beside pyflakes)."""
+def _dc705_tree(tmp_path):
     import sys
 
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "rules"))
     from test_run_time_names import GUARDED, WIDGETS, base, child
-    from ruletools import patch
 
-    from codemod import postconditions
-
-    monkeypatch.setattr("codemod.scan_worker.PARALLEL_FROM", fork_from)
-    pids = tmp_path / "pids"
-    check_module = postconditions.check_module
-
-    def recorded(*args):
-        with open(pids, "a") as f:
-            f.write(f"{os.getpid()}\n")
-        return check_module(*args)
-
-    monkeypatch.setattr(postconditions, "check_module", recorded)
     head = "from __future__ import annotations\n\nfrom typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from .widgets import Widget\n"
     make = "    def make(self, w: Widget = None):\n        return self.n\n"
-    after, v = patch(tmp_path / "tree", {"widgets.py": WIDGETS, "base.py": base(head, make), "child.py": child(GUARDED)})
+    return {"widgets.py": WIDGETS, "base.py": base(head, make), "child.py": child(GUARDED)}
+
+
+def _recorded(monkeypatch, module, name, log):
+    fn = getattr(module, name)
+
+    def recorded(*args):
+        with open(log, "a") as f:
+            f.write(f"{os.getpid()}\n")
+        return fn(*args)
+
+    monkeypatch.setattr(module, name, recorded)
+
+
+@pytest.mark.parametrize("fork_from", [10**9, 1], ids=["one-after-the-other", "side-by-side"])
+def test_the_checks_refuse_alike_side_by_side(tmp_path, monkeypatch, fork_from):
+    """DC705 refuses the patch in both (from the post-conditions, checked here while pyflakes
+    runs beside them)."""
+    files = _dc705_tree(tmp_path)
+    from ruletools import patch
+
+    from codemod import check, postconditions
+
+    monkeypatch.setattr("codemod.scan_worker.PARALLEL_FROM", fork_from)
+    _recorded(monkeypatch, postconditions, "check_module", tmp_path / "post")
+    _recorded(monkeypatch, check, "check_file", tmp_path / "flakes")
+    after, v = patch(tmp_path / "tree", files)
     assert after is None and v.refused_by == "DC705", v
     assert "reads Widget at run time, which pkg/child.py binds only under `if TYPE_CHECKING:`" in v.reason
-    assert (pids.read_text().split() == [str(HERE)]) == (fork_from > 1)
+    assert (tmp_path / "post").read_text().split() == [str(HERE)]
+    assert ((tmp_path / "flakes").read_text().split() == [str(HERE)]) == (fork_from > 1)
+
+
+@pytest.mark.parametrize("flakes_pass", [True, False], ids=["pyflakes-passes", "pyflakes-refuses"])
+def test_a_post_condition_that_raises_is_raised_only_on_a_text_pyflakes_passes(tmp_path, monkeypatch, flakes_pass):
+    """The post-conditions run before pyflakes has answered; on a text that pyflakes refuses,
+    what they raise is not raised (one after the other, they were never asked of it)."""
+    files = _dc705_tree(tmp_path)
+    from ruletools import patch
+
+    from codemod import check, postconditions
+
+    monkeypatch.setattr("codemod.scan_worker.PARALLEL_FROM", 1)
+
+    def broken(*args):
+        raise RuntimeError("a post-condition's own failure")
+
+    monkeypatch.setattr(postconditions, "check_module", broken)
+    if not flakes_pass:
+        monkeypatch.setattr(check, "check_file", lambda *args: "child.py: the patch introduces line 1: UndefinedName 'x'")
+    if flakes_pass:
+        with pytest.raises(RuntimeError, match="a post-condition's own failure"):
+            patch(tmp_path / "tree", files)
+    else:
+        after, v = patch(tmp_path / "tree", files)
+        assert after is None and "UndefinedName 'x'" in v.reason, v
