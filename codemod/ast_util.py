@@ -65,6 +65,33 @@ _SCALAR_FIELDS = {
 }
 
 
+def statements(tree: ast.AST) -> list[ast.AST]:
+    """Every statement under ``tree`` (with the ``except`` handlers and ``match`` cases that hold
+    some), in ``walk``'s order: the nodes of ``walk(tree)`` that are these, found without
+    visiting a single expression (a module's expressions are most of its nodes).
+
+    Why the order is ``walk``'s: ``walk`` takes nodes first in, first out, each node's children
+    in the order of its fields. Statements sit only in statement blocks (``body``, ``orelse``,
+    ``finalbody``, a handler's or a case's ``body``), never under an expression, so every
+    ancestor of a statement is one of the nodes kept here; taking the same nodes first in,
+    first out, through the same fields in the same order, keeps ``walk``'s order among them."""
+    out = [tree]
+    extend = out.extend
+    for n in out:
+        fields = _BLOCK_FIELDS.get(n.__class__)
+        if fields is None:
+            fields = _BLOCK_FIELDS[n.__class__] = tuple(
+                f for f in n.__class__._fields if f in ("body", "orelse", "finalbody", "handlers", "cases"))
+        for name in fields:
+            v = getattr(n, name, None)
+            if v.__class__ is list:  # a lambda's or an expression's ``body`` is one node: no block
+                extend(v)
+    return out
+
+
+_BLOCK_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def _fields(cls: type) -> tuple[str, ...]:
     skip = _SCALAR_FIELDS.get(cls.__name__, ())
     fields = _NODE_FIELDS[cls] = tuple(f for f in cls._fields if f not in ("ctx", "op") and f not in skip)

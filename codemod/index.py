@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from . import star_imports
-from .ast_util import child_blocks, decorator_name, dotted_name, first_param, is_block_statement, is_static, resolve_relative, walk
+from .ast_util import child_blocks, decorator_name, dotted_name, first_param, is_block_statement, is_static, resolve_relative, statements, walk
 from .console import display_path
 from .discover import Tree
 from .errors import UsageError
@@ -190,7 +190,7 @@ class ModuleInfo:
         inner: dict[str, str] = {}
         module_level = set(self._module_level_import_list)
         # A class test per node, not isinstance with a tuple: a module has tens of thousands.
-        for node in [n for n in self.nodes if n.__class__ is ast.Import or n.__class__ is ast.ImportFrom]:
+        for node in [n for n in statements(self.tree) if n.__class__ is ast.Import or n.__class__ is ast.ImportFrom]:
             target = top if node in module_level else inner
             if isinstance(node, ast.Import):
                 for alias in node.names:
@@ -278,7 +278,7 @@ class ModuleInfo:
 
     @cached_property
     def classes_names(self) -> set[str]:
-        return {n.name for n in self.nodes if isinstance(n, ast.ClassDef)}
+        return {n.name for n in statements(self.tree) if isinstance(n, ast.ClassDef)}  # a statement: no expression walked
 
     def source(self, node: ast.AST) -> str:
         return self.lines[node.lineno - 1].strip() if getattr(node, "lineno", None) else ""

@@ -259,12 +259,15 @@ class Attributes:
         sn = first_param(fn)
         stores: dict[str, list] = {}
         opaque = False
-        for node in walk(fn):
+        # The method's own parents: a node in it has its parent in it (or is its child), and the
+        # module's whole map would walk every expression of the module for one method.
+        parents: dict[int, ast.AST] = {}
+        for node in walk(fn, parents):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == sn:
                 if node.attr == "__dict__":
                     opaque = True
                 elif isinstance(node.ctx, ast.Store):
-                    owner = mod.parents.get(id(node))
+                    owner = parents.get(id(node))
                     value = attr_assignment(owner, node.attr, sn) if owner is not None else None
                     stores.setdefault(node.attr, []).append(("assign", owner, value))
             elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == sn:

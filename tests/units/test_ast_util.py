@@ -1,4 +1,5 @@
-"""``ast_util.source_segment`` gives what ``ast.get_source_segment`` gives, for every node."""
+"""``ast_util.source_segment`` gives what ``ast.get_source_segment`` gives, for every node; ``statements``
+gives the statements of ``walk``, in its order."""
 
 import ast
 from pathlib import Path
@@ -87,3 +88,52 @@ def test_walk_is_ast_walk_less_the_singletons(text):
     assert got == walk(tree)
     expected_parents = {id(c): n for n in got for c in ast.iter_child_nodes(n) if not isinstance(c, _SINGLETONS)}
     assert parents == expected_parents
+
+
+BLOCKS = '''
+import a
+try:
+    import b
+    def f():
+        import c
+        class K:
+            import d
+        return lambda: 1
+except ImportError as e:
+    import e1
+    try:
+        pass
+    finally:
+        import e2
+else:
+    import g
+finally:
+    from . import h
+for x in y:
+    import i
+else:
+    import j
+while z:
+    async def af():
+        async with m as n:
+            import k
+        async for q in r:
+            import l
+match v:
+    case [1, *rest] if rest:
+        import mm
+    case _:
+        from .o import p as pp
+with w:
+    import s
+'''
+
+
+def test_statements_are_walks_statements_in_its_order():
+    from codemod.ast_util import statements, walk
+
+    tree = ast.parse(BLOCKS)
+    kinds = (ast.stmt, ast.ExceptHandler, ast.match_case, ast.Module)
+    assert statements(tree) == [n for n in walk(tree) if isinstance(n, kinds)]
+    imports = [n for n in statements(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    assert len(imports) == 15
