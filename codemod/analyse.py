@@ -29,7 +29,7 @@ from .rules import (
     keep_structural_tests, keep_super_target, rewrite_copy_annotations,
     unsafe_attribute_hooks, unsafe_class_body, unsafe_class_keyword, unsafe_dataclass_parent, unsafe_dynamic_access, unsafe_generic_base, unsafe_init_call, unsafe_mro_walk, unsafe_slots,
 )
-from .rules.rewrite_inline_init import find_super_init, generates_init
+from .super_init import find_super_init, generates_init
 from .rules.verdict_already_decoupled import former_parent
 from .slice import slice_parent_init
 from .state import ClassState

@@ -21,7 +21,7 @@ from ..index import ClassInfo, Index
 from ..model import ClassAnalysis, ModulePatch, SliceResult
 from ..rules import effect_built_then_replaced as dc408
 from ..rules import rewrite_inline_hook as dc618
-from ..rules.rewrite_inline_init import find_super_init
+from ..super_init import find_super_init
 from ..rules.unsafe_generic_base import Refused
 from ..scan import replaced
 from ..scan.estimate import _chain

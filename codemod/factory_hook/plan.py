@@ -17,7 +17,7 @@ from ..facts import collect
 from ..index import ClassInfo
 from ..rules import effect_built_then_replaced as dc408
 from ..rules import rewrite_factory_hook as dc615
-from ..rules.rewrite_inline_init import find_super_init
+from ..super_init import find_super_init
 from ..scan import replaced
 from ..scan.hook_safety import (
     _not_hoistable,

@@ -40,9 +40,6 @@ from __future__ import annotations
 
 import ast
 
-import libcst as cst
-
-from ..cst_util import BLANK
 from ..model import Hazard
 from .verdict_already_decoupled import MARKER
 
@@ -136,6 +133,10 @@ def nodes(a) -> list[ast.AnnAssign]:
 def apply(ctx, body, bound, mangle):
     """``body`` with the declarations at its top, after a docstring. ``bound`` renames the names
     DC608 aliased; ``mangle`` spells private names as the parent did."""
+    import libcst as cst  # the rewrite's alone: the analysis asks ``check`` and must not load it
+
+    from ..cst_util import BLANK
+
     found = declared(ctx.a)
     if not found:
         return body
@@ -156,5 +157,7 @@ def apply(ctx, body, bound, mangle):
 
 
 def _docstring(stmt) -> bool:
+    import libcst as cst
+
     return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
             and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))

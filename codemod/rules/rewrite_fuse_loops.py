@@ -25,13 +25,14 @@ rule's id) so the reviewer sees what no longer runs.
 from __future__ import annotations
 
 import ast
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from ..ast_util import dotted_name, first_param, pos, walk
-from ..cst_util import rename
 from ..facts import collect
 from ..model import Fusion, SideEffect
+
+if TYPE_CHECKING:  # the rewrite's functions import it: the slice asks ``find`` and must not load it
+    import libcst as cst
 
 ID = "DC603"
 NAME = "fuse-loops"
@@ -140,12 +141,18 @@ def _has_jump(s: ast.stmt) -> bool:
 
 def append_form(assign: cst.Assign) -> cst.Expr:
     """``self.L[i] = E`` -> ``self.L.append(E)``."""
+    import libcst as cst
+
     target = assign.targets[0].target
     return cst.Expr(cst.Call(func=cst.Attribute(value=target.value, attr=cst.Name("append")), args=[cst.Arg(assign.value)]))
 
 
 def retarget_annotation(fusions: list[Fusion], stmt):
     """``self.L: List[Old] = []`` whose elements a fused loop now builds as ``New``: annotate ``List[New]``."""
+    import libcst as cst
+
+    from ..cst_util import rename
+
     for f in fusions:
         old = _callee(f.parent_loop.body[0].value.args[0])
         new = _callee(f.child_store.value)

@@ -25,8 +25,6 @@ from __future__ import annotations
 import ast
 import copy
 
-import libcst as cst
-
 from ..ast_util import bind_arguments, first_param, pos, rebound, walk
 from ..model import Hazard
 
@@ -87,6 +85,8 @@ def find(index, a, pinit: ast.FunctionDef, psn: str) -> dict:
 
 def apply(a, small, position):
     """The libcst small statement with its value read through, when the analysis found one."""
+    import libcst as cst  # the rewrite's alone: the slice asks ``find`` and must not load it
+
     if position in a.read_through and isinstance(small, cst.Assign):
         return small.with_changes(value=cst.parse_expression(a.read_through[position][1]))
     return small

@@ -35,12 +35,13 @@ name that only the class uses.
 from __future__ import annotations
 
 import ast
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from ..ast_util import first_param, is_literal, is_static
-from ..cst_util import BLANK
 from .verdict_already_decoupled import MARKER
+
+if TYPE_CHECKING:  # the rewrite's functions import it: the analysis asks this module too
+    import libcst as cst
 
 ID = "DC609"
 NAME = "copy-super-fallback"
@@ -120,12 +121,16 @@ def copied(a) -> set[str]:
 
 def alias_node(ctx, name: str) -> cst.SimpleStatementLine:
     """``_P_X = X``: the member copied under its own name, reached by the private one too."""
+    import libcst as cst
+
     ctx.plan.inlined.append(f"`{private_name(ctx.a, name)}`, another name of `{name}` for what `super().{name}` read")
     return cst.parse_statement(f"{private_name(ctx.a, name)} = {name}\n")
 
 
 def private_attribute(ctx, name: str, node: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
     """P's class attribute, which the class overrides, under the private name."""
+    import libcst as cst
+
     assign = node.body[0]
     ctx.plan.inlined.append(f"class attribute `{name}` as `{private_name(ctx.a, name)}`, what `super().{name}` read")
     return node.with_changes(body=[assign.with_changes(targets=[cst.AssignTarget(cst.Name(private_name(ctx.a, name)))])])
@@ -137,6 +142,10 @@ def _classmethod(fn: ast.FunctionDef) -> bool:
 
 def copy_node(ctx, name: str, node: cst.FunctionDef) -> cst.FunctionDef:
     """The parent's method, renamed, under a marker naming its origin."""
+    import libcst as cst
+
+    from ..cst_util import BLANK
+
     a = ctx.a
     origin = f"{MARKER} {a.parent.name}.{name}"
     lead = [BLANK, *ctx.marker(origin)] + [l for l in node.leading_lines if l.comment is not None]
@@ -144,43 +153,50 @@ def copy_node(ctx, name: str, node: cst.FunctionDef) -> cst.FunctionDef:
     return node.with_changes(name=cst.Name(private_name(a, name)), leading_lines=lead)
 
 
-class _Redirect(cst.CSTTransformer):
-    """``super().m`` -> ``self._P_m`` in one method (not in nested functions or classes)."""
+def _redirect(names: dict[str, str], selfname: str, cls: str):
+    """The transformer that redirects ``super().m`` (libcst is imported by the rewrite alone:
+    this module's other half is asked by the analysis, which must not load it)."""
+    import libcst as cst
 
-    def __init__(self, names: dict[str, str], selfname: str, cls: str):
-        self.names = names
-        self.selfname = selfname
-        self.cls = cls
-        self.depth = 0
+    class _Redirect(cst.CSTTransformer):
+        """``super().m`` -> ``self._P_m`` in one method (not in nested functions or classes)."""
 
-    def visit_FunctionDef(self, node):
-        self.depth += 1
+        def __init__(self, names: dict[str, str], selfname: str, cls: str):
+            self.names = names
+            self.selfname = selfname
+            self.cls = cls
+            self.depth = 0
 
-    def leave_FunctionDef(self, original, updated):
-        self.depth -= 1
-        return updated
+        def visit_FunctionDef(self, node):
+            self.depth += 1
 
-    def visit_ClassDef(self, node):
-        self.depth += 1
+        def leave_FunctionDef(self, original, updated):
+            self.depth -= 1
+            return updated
 
-    def leave_ClassDef(self, original, updated):
-        self.depth -= 1
-        return updated
+        def visit_ClassDef(self, node):
+            self.depth += 1
 
-    def visit_Lambda(self, node):
-        self.depth += 1
+        def leave_ClassDef(self, original, updated):
+            self.depth -= 1
+            return updated
 
-    def leave_Lambda(self, original, updated):
-        self.depth -= 1
-        return updated
+        def visit_Lambda(self, node):
+            self.depth += 1
 
-    def leave_Attribute(self, original, updated):
-        v = updated.value
-        if (self.depth == 1 and isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value == "super"
-                and updated.attr.value in self.names
-                and (not v.args or (isinstance(v.args[0].value, cst.Name) and v.args[0].value.value == self.cls))):
-            return updated.with_changes(value=cst.Name(self.selfname), attr=cst.Name(self.names[updated.attr.value]))
-        return updated
+        def leave_Lambda(self, original, updated):
+            self.depth -= 1
+            return updated
+
+        def leave_Attribute(self, original, updated):
+            v = updated.value
+            if (self.depth == 1 and isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value == "super"
+                    and updated.attr.value in self.names
+                    and (not v.args or (isinstance(v.args[0].value, cst.Name) and v.args[0].value.value == self.cls))):
+                return updated.with_changes(value=cst.Name(self.selfname), attr=cst.Name(self.names[updated.attr.value]))
+            return updated
+
+    return _Redirect(names, selfname, cls)
 
 
 def redirect(ctx, body: list) -> list:
@@ -190,9 +206,11 @@ def redirect(ctx, body: list) -> list:
     if not names:
         return body
     out = []
+    import libcst as cst
+
     for s in body:
         fn = a.cls.methods.get(s.name.value) if isinstance(s, cst.FunctionDef) else None
         if fn is not None and first_param(fn):
-            s = s.visit(_Redirect(names, first_param(fn), a.cls.name))
+            s = s.visit(_redirect(names, first_param(fn), a.cls.name))
         out.append(s)
     return out

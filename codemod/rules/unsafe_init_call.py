@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 
 from ..ast_util import dotted_name, is_super_call, walk
-from .rewrite_inline_init import super_starts_after
+from ..super_init import super_starts_after
 from ..model import Hazard
 
 ID = "DC311"

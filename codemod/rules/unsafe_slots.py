@@ -32,11 +32,13 @@ written (exit 3); for a class without slots the note is all.
 from __future__ import annotations
 
 import ast
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from ..ast_util import mangled
 from ..model import Hazard
+
+if TYPE_CHECKING:  # the rewrite's functions import it: the analysis asks ``check`` and must not load it
+    import libcst as cst
 
 ID = "DC305"
 NAME = "slots"
@@ -126,6 +128,8 @@ def _literal(c) -> list[str]:
 
 def rewrite(ctx, body: list) -> list:
     """C's body with its ``__slots__`` extended by ``merged``."""
+    import libcst as cst
+
     extra = merged(ctx.index, ctx.a) if ctx.index is not None else []
     if not extra:
         return body
@@ -140,6 +144,8 @@ def rewrite(ctx, body: list) -> list:
 
 
 def _extended(value: cst.BaseExpression, extra: list[str]) -> cst.BaseExpression:
+    import libcst as cst
+
     first = value if isinstance(value, cst.SimpleString) else next(
         (e.value for e in getattr(value, "elements", []) if isinstance(e.value, cst.SimpleString)), None)
     quote = first.value[-1] if first is not None else '"'

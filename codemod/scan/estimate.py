@@ -40,7 +40,7 @@ from ..rules import (
     effect_registration,
 )
 from ..rules import rewrite_fuse_loops as fuse_loops
-from ..rules.rewrite_inline_init import find_super_init, generates_init
+from ..super_init import find_super_init, generates_init
 from ..slice import Slicer, _bind_consts
 from ..word_search import WordPattern
 from .sketch import Sizes, SketchIndex, class_statements, def_names

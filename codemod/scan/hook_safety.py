@@ -15,7 +15,7 @@ from ..ast_util import dotted_name, first_param, is_super_call, walk
 from ..facts import collect
 from ..index import ClassInfo
 from ..rules import effect_built_then_replaced as dc408
-from ..rules.rewrite_inline_init import find_super_init
+from ..super_init import find_super_init
 from .estimate import _chain
 from .sketch import SketchIndex
 

@@ -28,7 +28,7 @@ from ..facts import collect
 from ..index import ClassInfo
 from ..rules import effect_allocation
 from ..rules import effect_built_then_replaced as dc408
-from ..rules.rewrite_inline_init import find_super_init
+from ..super_init import find_super_init
 from ..slice import side_effect
 from .estimate import MIB, REPEATED, WEIGHTS, _chain, construction_weight
 from .hook_safety import (

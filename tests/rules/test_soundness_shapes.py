@@ -230,10 +230,11 @@ def _off_super_targets(monkeypatch):
 
 
 def _off_alias(monkeypatch):
-    from codemod.rules import rewrite_inline_init, unsafe_init_call
+    from codemod import super_init
+    from codemod.rules import unsafe_init_call
 
     monkeypatch.setattr(unsafe_init_call, "check", lambda st: None)
-    monkeypatch.setattr(rewrite_inline_init, "names_class",
+    monkeypatch.setattr(super_init, "names_class",
                         lambda index, module, expr, target: (getattr(expr, "id", None) or getattr(expr, "attr", "")) == target.name)
 
 
