@@ -47,7 +47,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 
-from ..ast_util import child_blocks, dotted_name, resolve_relative
+from ..ast_util import child_blocks, dotted_name, resolve_relative, walk
 
 ID = "DC705"
 NAME = "post-names"
@@ -144,7 +144,7 @@ def _bindings(mod, run_time: bool = False) -> dict[str, frozenset[str]]:
         out.setdefault(name, set()).add(target)
 
     def targets(node: ast.AST) -> None:
-        for n in ast.walk(node):
+        for n in walk(node):
             if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
                 bind(n.id, f"{mod.name}.{n.id}")
 

@@ -40,6 +40,8 @@ import re
 
 import libcst as cst
 
+from ..ast_util import walk
+
 ID = "DC617"
 NAME = "init-local"
 
@@ -68,7 +70,7 @@ def eligible(ctx) -> set[str]:
     copied = [m.node for m in (a.members.get(k, (None,))[0] for k in a.kept)
               if m is not None and isinstance(m.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not_init(m.node)]
     own = [s for s in a.cls.node.body if not_init(s)]
-    names -= {x.attr if isinstance(x, ast.Attribute) else x.value for node in (*copied, *own) for x in ast.walk(node)
+    names -= {x.attr if isinstance(x, ast.Attribute) else x.value for node in (*copied, *own) for x in walk(node)
               if isinstance(x, ast.Attribute) or (isinstance(x, ast.Constant) and isinstance(x.value, str))}
     if not names:
         return names
@@ -136,7 +138,7 @@ def _names(tree: ast.AST) -> set[str]:
     """Every name the function spells as a variable, a parameter, a keyword argument, a
     definition, an import or a capture (not the name after a dot)."""
     out: set[str] = set()
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Name):
             out.add(node.id)
         elif isinstance(node, ast.arg):
@@ -230,7 +232,7 @@ def _walk_block(stmts, name, selfname, assigned: bool, state) -> bool | None:
 def _targets(node: ast.AST) -> list[ast.AST]:
     """Every store target in a node: assignments of each kind, ``for``, ``with ... as``, ``:=``, ``del``."""
     out: list[ast.AST] = []
-    for n in ast.walk(node):
+    for n in walk(node):
         if isinstance(n, ast.Assign):
             out += n.targets
         elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.NamedExpr)):
@@ -279,7 +281,7 @@ class _ToLocal(cst.CSTTransformer):
 def _literal_stores(tree: ast.AST, name: str, selfname: str) -> bool:
     """Whether every store of ``self.name`` (the local to be) is a literal number, string, bool
     or None."""
-    stores = [n.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
+    stores = [n.value for n in walk(tree) if isinstance(n, ast.Assign)
               and any(_is_self_attr(t, name, selfname) for t in n.targets)]
     return bool(stores) and all(isinstance(v, ast.Constant) and v.value is not Ellipsis
                                 and not isinstance(v.value, (float, complex)) for v in stores)
