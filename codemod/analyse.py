@@ -17,6 +17,7 @@ One class at a time, in three steps, each on a fresh ``ClassState``:
 
 from __future__ import annotations
 
+import ast
 
 from .errors import UsageError
 from .index import ClassInfo, Index
@@ -235,11 +236,22 @@ def type_checks(st: ClassState) -> None:
             continue
         mro_file = "__mro__" in mod.text or ".mro()" in mod.text or "__bases__" in mod.text
         for node in mod.nodes:
+            if node.__class__ not in _TYPE_CHECK_NODES:
+                continue  # every rule below tests the node's class first: this one none takes
             if (hazard_isinstance.check(st, flow, mod, rel, node) or hazard_type_list.check(st, mod, rel, node)
                     or hazard_except_clause.check(st, mod, rel, node) or hazard_mro_membership.check(st, mod, rel, node)
                     or hazard_match_class.check(st, mod, rel, node) or (node.__class__ in hazard_class_registry.NODES and hazard_class_registry.check(st, mod, rel, node))):
                 continue
             hazard_class_name_string.check(st, mod, rel, node, mro_file)
+
+
+# The node classes the type-check rules look at, each rule's first test: isinstance and the
+# catching calls (Call), literals of types (List, Tuple, Set), except clauses (ExceptHandler), MRO
+# membership (Compare), class patterns (Match), registries (``hazard_class_registry.NODES``) and
+# class-name strings (Constant). The rest of a module's nodes (names, attributes, most of them)
+# are passed over without a call.
+_TYPE_CHECK_NODES = frozenset({ast.Call, ast.List, ast.Tuple, ast.Set, ast.ExceptHandler, ast.Compare, ast.Constant,
+                               *([ast.Match] if hasattr(ast, "Match") else []), *hazard_class_registry.NODES})
 
 
 def _norm_object(q: str) -> str:
