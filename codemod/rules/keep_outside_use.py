@@ -172,6 +172,8 @@ def run(st, out: Scanned) -> bool:
         flow.looked_at(rel)  # parsed for this search anyway: free for the typing that follows
         searched.add(rel)
         for node in mod.nodes:
+            if node.__class__ not in USE_NODES:
+                continue  # a name, an operator, a statement: nothing attr_use answers for
             hit = attr_use(node, cand_set)
             if hit is not None:
                 consider(rel, mod, node, *hit)
@@ -284,6 +286,11 @@ def _on_own_instance(mod, node: ast.AST, recv: ast.AST) -> bool:
     return isinstance(root, ast.Name) and root.id == sn
 
 
+_MATCH_CLASS = getattr(ast, "MatchClass", None)
+# The node classes ``attr_use`` (and the computed-name branch beside it) answers for.
+USE_NODES = frozenset({ast.Attribute, ast.Call, ast.Constant} | ({_MATCH_CLASS} if _MATCH_CLASS else set()))
+
+
 def attr_use(node: ast.AST, names: set[str]):
     """(name, receiver, how, line) for ``recv.name``, getattr/hasattr/setattr(recv, "name"),
     ``attrgetter("name")``, ``methodcaller("name")``, a format string's ``{0.name}`` and a class pattern's
@@ -366,7 +373,6 @@ def _pieces_of(text: str, cands: list[str]) -> bool:
     return False
 
 
-_MATCH_CLASS = getattr(ast, "MatchClass", None)
 _FORMAT_FIELD = re.compile(r"\{[^{}!:]*?\.(\w+)")  # {0.name}, {obj.name[k]}: str.format reads the attribute
 
 
