@@ -46,7 +46,7 @@ from pathlib import Path
 
 from . import provenance
 from .version import TOOL_NAME, __version__
-from .ast_util import walk
+from .ast_util import statements
 from .fileio import atomic_write
 from .model import ClassAnalysis, ModulePatch, Verdict
 from .report_md import NOT_CHECKED, render_md
@@ -203,7 +203,7 @@ def import_changes(before: str, after: str) -> tuple[list[str], list[str]]:
 def _imported(text: str) -> dict[tuple[str, str, str | None], None]:
     """(``from`` part or "", name, alias) of every import statement, in order."""
     out: dict = {}
-    for node in walk(ast.parse(text)):
+    for node in statements(ast.parse(text)):  # an import is a statement: no expression walked
         if isinstance(node, ast.ImportFrom):
             src = "." * node.level + (node.module or "")
             out.update(dict.fromkeys((src, a.name, a.asname) for a in node.names))
