@@ -49,11 +49,18 @@ def find(st, res, pinit: ast.FunctionDef, psn: str) -> tuple[dict, list]:
     after = cinit.body[cinit.body.index(sup) + 1:]
     kept = [s for s in pinit.body if pos(s) in res.kept]
     dropped, moved = {}, []
+    written: dict[int, set[str]] = {}  # what each statement after super() writes, collected once
+
+    def writes(c: ast.stmt) -> set[str]:
+        if id(c) not in written:
+            written[id(c)] = collect(c, csn).writes_attrs
+        return written[id(c)]
+
     for i, s1 in enumerate(kept):
         x = _assigned_attr(s1, psn)
         if x is None or not _value_only(s1.value, psn, effects):
             continue
-        r = next((c for c in after if x in collect(c, csn).writes_attrs), None)
+        r = next((c for c in after if x in writes(c)), None)
         if r is None or _assigned_attr(r, csn) != x:
             continue
         between_c = after[:after.index(r)]
