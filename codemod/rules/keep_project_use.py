@@ -41,7 +41,7 @@ from ..index import enclosing_def
 from ..model import Evidence, Scanned
 from ..reflection import computed_name
 from ..word_search import case_lines
-from .keep_outside_use import attr_use, literal_uses
+from .keep_outside_use import USE_NODES, attr_use, literal_uses
 
 ID = "DC115"
 NAME = "project-use"
@@ -69,6 +69,8 @@ def run(st, out: Scanned) -> bool:
     for rel in outside.grep(names_one, words=tuple(cands)):
         mod = outside.index.module(rel)
         for node in mod.nodes if mod is not None else ():
+            if node.__class__ not in USE_NODES:
+                continue  # a name, an operator, a statement: nothing attr_use answers for
             hit = attr_use(node, names)
             hits = [hit] if hit is not None else (
                 literal_uses(mod, node, names) if node.__class__ is ast.Call and computed_name(node) is not None else ())

@@ -35,6 +35,7 @@ name that only the class uses.
 from __future__ import annotations
 
 import ast
+import functools
 from typing import TYPE_CHECKING
 
 from ..ast_util import first_param, is_literal, is_static
@@ -153,9 +154,10 @@ def copy_node(ctx, name: str, node: cst.FunctionDef) -> cst.FunctionDef:
     return node.with_changes(name=cst.Name(private_name(a, name)), leading_lines=lead)
 
 
-def _redirect(names: dict[str, str], selfname: str, cls: str):
-    """The transformer that redirects ``super().m`` (libcst is imported by the rewrite alone:
-    this module's other half is asked by the analysis, which must not load it)."""
+@functools.cache
+def _redirect():
+    """The transformer class that redirects ``super().m``, made once (libcst is imported by the
+    rewrite alone: this module's other half is asked by the analysis, which must not load it)."""
     import libcst as cst
 
     class _Redirect(cst.CSTTransformer):
@@ -196,7 +198,7 @@ def _redirect(names: dict[str, str], selfname: str, cls: str):
                 return updated.with_changes(value=cst.Name(self.selfname), attr=cst.Name(self.names[updated.attr.value]))
             return updated
 
-    return _Redirect(names, selfname, cls)
+    return _Redirect
 
 
 def redirect(ctx, body: list) -> list:
@@ -205,12 +207,12 @@ def redirect(ctx, body: list) -> list:
     names = {m: private_name(a, m) for m in copied(a)}
     if not names:
         return body
-    out = []
     import libcst as cst
 
+    out = []
     for s in body:
         fn = a.cls.methods.get(s.name.value) if isinstance(s, cst.FunctionDef) else None
         if fn is not None and first_param(fn):
-            s = s.visit(_redirect(names, first_param(fn), a.cls.name))
+            s = s.visit(_redirect()(names, first_param(fn), a.cls.name))
         out.append(s)
     return out
