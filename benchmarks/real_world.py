@@ -197,6 +197,9 @@ LIBS: dict[str, dict] = {
     "apscheduler": dict(version="3.11.3", root="src", packages=["apscheduler"],
                         test_deps=["pytest", "pytest-timeout", "anyio", "pytz", "sqlalchemy", "tornado"],
                         pytest=["tests"]),
+    # A small document store: storages and middlewares, each a base class and its subclasses.
+    "tinydb": dict(version="4.8.2", root=".", packages=["tinydb"], test_deps=["pytest", "pyyaml"],
+                   pytest=["tests"], trace_pytest=["tests"]),
 }
 
 # A pytest plugin (written to the work dir, loaded with -p): deselects the node ids listed in
