@@ -123,8 +123,9 @@ def analyse_all(index: Index, classes: tuple[str, ...], parent: str | None, base
                 knowledge: Knowledge | None = None, runtime: dict | None = None, progress: bool = True) -> list[ClassAnalysis]:
     """The analysis of every selected class (half of the scans in a worker process).
 
-    ``while_waiting``: called with this process's own analyses when they are done and the
-    worker is still scanning (work that would otherwise wait for the core to be free)."""
+    ``while_waiting``: called with this process's own analyses, and the preparations of the
+    worker's, when they are done and the worker is still scanning (work that would otherwise
+    wait for the core to be free)."""
     from .analyse import Analyzer
     from .scan_worker import scan_in_worker
 
@@ -139,8 +140,6 @@ def analyse_all(index: Index, classes: tuple[str, ...], parent: str | None, base
             # This process analyses its own classes first, then replays the worker's.
             for i in (i for i in range(len(pairs)) if i not in worker.theirs):
                 done[i] = _attempt(analyzer.analyse, *pairs[i], base)
-            if while_waiting is not None and worker.busy():
-                while_waiting([a for a in done.values() if isinstance(a, ClassAnalysis)])
             # The worker's classes must be prepared here too before their scans are replayed
             # (the preparation parses the modules of their parents' code, which the worker's
             # parses do not bring back): done while the worker still scans, it waits for nothing.
@@ -149,6 +148,11 @@ def analyse_all(index: Index, classes: tuple[str, ...], parent: str | None, base
                 if not worker.busy():
                     break
                 prepared[i] = _attempt(analyzer.prepare, *pairs[i], base)
+            if while_waiting is not None and worker.busy():
+                # With the worker's classes prepared, what their rewrite reads is known too. Work
+                # done ahead of its time: what fails here is met again, and reported, in its place.
+                _attempt(while_waiting, [a for a in done.values() if isinstance(a, ClassAnalysis)]
+                         + [st.a for st in prepared.values() if not isinstance(st, Exception)])
             for i in sorted(worker.theirs):
                 st = prepared.get(i)
                 # A preparation that failed runs again in ``analyse``, which raises in class order.

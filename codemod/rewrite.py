@@ -161,11 +161,13 @@ def parse_ahead(analyses: list[ClassAnalysis], parsed: dict[str, Located]) -> No
 
     pyflakes' findings on each class's original module are made here too: the import fixes
     and the check compare the patched text's with them (``check.findings`` keeps them)."""
+    rewritten = {a.cls.module.rel for a in analyses}
     for a in analyses:
         for info in (a.cls.module, a.parent.module):
             if info.rel not in parsed:
                 try:
-                    parsed[info.rel] = Located.parse(info.text, info.tree)
+                    parsed[info.rel] = (Located.parse(info.text, info.tree) if info.rel in rewritten
+                                        else _parse_parent(info, analyses))
                 except Exception:  # noqa: BLE001 - the rewrite parses it again and reports it
                     pass
     for rel, text in {a.cls.module.rel: a.cls.module.text for a in analyses}.items():
@@ -188,9 +190,33 @@ def _defs_around(info: ModuleInfo, here: Located, cls: ast.ClassDef, node: cst.C
     return out
 
 
+def _parse_parent(info: ModuleInfo, analyses: list[ClassAnalysis]) -> Located:
+    """A parent's module, which the rewrite only copies statements out of: libcst parses the
+    classes those statements come from, in it (``cst_partial``)."""
+    from .cst_partial import parse_classes
+
+    classes = {id(c.node): c.node for a in analyses for c in [*a.chain, *(owner for _, owner in a.members.values())]
+               if c.module.rel == info.rel}
+    return parse_classes(info.text, info.tree, sorted(classes.values(), key=lambda n: n.lineno))
+
+
 def rewrite_module(index, analyses: list[ClassAnalysis], markers: bool = True, presented: bool = True,
                    parsed: dict[str, Located] | None = None, keep_parent=None) -> ModulePatch:
     """Rewrite every decoupled class of one module, then fix the module's imports.
+
+    A parent's module is parsed for its classes alone; should the rewrite ask for a statement
+    outside them (``cst_partial.NotParsed``), it starts again on whole parses."""
+    from .cst_partial import NotParsed
+
+    try:
+        return _rewrite_module(index, analyses, markers, presented, parsed, keep_parent, whole=False)
+    except NotParsed:
+        return _rewrite_module(index, analyses, markers, presented, None, keep_parent, whole=True)
+
+
+def _rewrite_module(index, analyses: list[ClassAnalysis], markers: bool, presented: bool,
+                    parsed: dict[str, Located] | None, keep_parent, whole: bool) -> ModulePatch:
+    """``rewrite_module``; ``whole``: every module parsed whole.
 
     ``presented``: the patch's text is shown or written, so it is formatted (DC610) and its
     comments are reviewed (DC611); a bare ``--check`` only needs to know that it is sound.
@@ -210,7 +236,8 @@ def rewrite_module(index, analyses: list[ClassAnalysis], markers: bool = True, p
     for a in analyses:
         pinfo = a.parent.module
         if pinfo.rel not in parents:
-            parents[pinfo.rel] = parsed.pop(pinfo.rel, None) or Located.parse(pinfo.text, pinfo.tree)
+            parents[pinfo.rel] = parsed.pop(pinfo.rel, None) or (
+                Located.parse(pinfo.text, pinfo.tree) if whole else _parse_parent(pinfo, analyses))
         aliases = rewrite_bind_names.plan(index, a, unsafe_generic_base.carry(index, a).free)
         refs, imps = base_references(index, a, aliases) if keep_parent is None else ([], [])
         needed_bases.extend(imps)
