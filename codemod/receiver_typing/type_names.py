@@ -157,7 +157,9 @@ class Names:
         if fn is not None and any(x is not None and x.arg == name for x in (fn.args.vararg, fn.args.kwarg)):
             found = True
             out.append("builtins.tuple" if fn.args.vararg is not None and fn.args.vararg.arg == name else "builtins.dict")
-        for node in walk(scope):
+        for node in mod.nodes if scope is mod.tree else walk(scope):
+            if node.__class__ not in BINDING_NODES:
+                continue  # an expression, most of a scope's nodes: binds nothing
             hit, t = self._binding(mod, node, name)
             if not hit:
                 continue
@@ -268,6 +270,14 @@ def _unpacked(target: ast.AST, value: ast.AST, name: str) -> list[ast.AST] | Non
             return None
         out += part
     return out
+
+
+# Every class of node that ``_binding`` and ``_opaque_binding`` answer a binding for: a scope's
+# other nodes are not asked (``test_type_names`` reads both functions for the classes they test).
+BINDING_NODES = frozenset(getattr(ast, n) for n in (
+    "Assign", "AnnAssign", "For", "AsyncFor", "comprehension", "FunctionDef", "AsyncFunctionDef", "AugAssign",
+    "withitem", "NamedExpr", "ExceptHandler", "Import", "ImportFrom", "Global", "Nonlocal", "MatchAs", "MatchStar",
+    "MatchMapping", "ClassDef") if hasattr(ast, n))
 
 
 def _opaque_binding(node: ast.AST, name: str) -> str | None:

@@ -36,3 +36,26 @@ def test_over_budget_the_annotation_still_holds(tmp_path, monkeypatch):
 ])
 def test_names(tmp_path, user, expected):
     assert verdict(tmp_path, user) == expected
+
+
+
+def test_the_binding_filter_names_every_class_the_binding_tests_ask_about():
+    """``_name_sources`` asks ``_binding`` only about nodes of ``BINDING_NODES``: a branch for a new
+    kind of binding, added to ``_binding`` or ``_opaque_binding`` without the filter, fails here."""
+    import ast
+    import inspect
+    import textwrap
+
+    from codemod.receiver_typing import type_names
+
+    tested: set[str] = set()
+    for fn in (type_names.Names._binding, type_names._opaque_binding):
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        for call in ast.walk(tree):  # isinstance(node, ...): the tests of the node's own class
+            if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "isinstance" and getattr(call.args[0], "id", None) == "node":
+                kinds = call.args[1].elts if isinstance(call.args[1], ast.Tuple) else [call.args[1]]
+                tested |= {k.attr for k in kinds}
+            if isinstance(call, ast.Compare) and ast.unparse(call.left) == "type(node).__name__":
+                tested |= {c.value for c in ast.walk(call.comparators[0]) if isinstance(c, ast.Constant)}
+    assert {"Assign", "AugAssign", "Import", "ClassDef", "MatchAs"} <= tested  # the reading works
+    assert {c.__name__ for c in type_names.BINDING_NODES} == {n for n in tested if hasattr(ast, n)}
