@@ -217,3 +217,32 @@ def test_rewrite_parses_the_parent_in_part_and_starts_again_whole_when_asked_out
     runs.clear()
     assert api.decouple(root, "C", cache=False).patch.texts["pkg/child.py"] == plain
     assert runs == [False, True]
+
+
+def test_starting_again_keeps_the_class_module_the_caller_gave(tmp_path, monkeypatch):
+    """DC618's caller hands in the class's module parsed, and holds nodes of it: the second,
+    whole attempt must use that parse, not a new one."""
+    import ast as ast_
+
+    from codemod import rewrite
+    from codemod.discover import Tree
+    from codemod.index import Index
+    from codemod.pipeline import analyse_all
+
+    root = _tree(tmp_path)
+    index = Index(Tree.open(root))
+    (a,) = analyse_all(index, ("C",), None, None, progress=False)
+    child = Located.parse(a.cls.module.text, a.cls.module.tree)
+    seen = []
+    real = rewrite._rewrite_module
+
+    def recording(index_, analyses, markers, presented, parsed, keep_parent, whole):
+        seen.append((whole, (parsed or {}).get(a.cls.module.rel)))
+        return real(index_, analyses, markers, presented, parsed, keep_parent, whole=whole)
+
+    monkeypatch.setattr(rewrite, "_rewrite_module", recording)
+    monkeypatch.setattr(rewrite, "_parse_parent", lambda info, analyses: parse_classes(
+        info.text, info.tree, [s for s in info.tree.body if isinstance(s, ast_.ClassDef) and s.name == "Other"]))
+    patch = rewrite.rewrite_module(index, [a], parsed={a.cls.module.rel: child})
+    assert [w for w, _ in seen] == [False, True] and all(c is child for _, c in seen)
+    assert "os.sep" in patch.after
