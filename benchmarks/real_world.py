@@ -55,6 +55,9 @@ NICE = ["nice", "-n", "10"]
 
 # name: pinned version, root (dir holding the packages, relative to the sdist), packages,
 # test deps, pytest args (relative to the sdist dir), extra env
+# jsonpickle's suites for optional libraries (numpy, pandas, scikit-learn, SQLAlchemy,
+# feedparser) and its benchmark: left out, their libraries are not installed.
+_JSONPICKLE_OPTIONAL = ("numpy_test", "pandas_test", "sklearn_test", "sqlalchemy_test", "feedparser_test", "benchmark")
 LIBS: dict[str, dict] = {
     "sqlparse": dict(version="0.5.3", root=".", packages=["sqlparse"],
                      test_deps=["pytest"], pytest=["tests"]),
@@ -200,6 +203,18 @@ LIBS: dict[str, dict] = {
     # A small document store: storages and middlewares, each a base class and its subclasses.
     "tinydb": dict(version="4.8.2", root=".", packages=["tinydb"], test_deps=["pytest", "pyyaml"],
                    pytest=["tests"], trace_pytest=["tests"]),
+    # Charset probers: a deep family of typed prober classes, each building state in __init__.
+    "chardet": dict(version="5.2.0", root=".", packages=["chardet"], test_deps=["pytest", "hypothesis"],
+                    pytest=["test.py"], trace_pytest=["test.py"]),
+    # Typed event emitters: one base whose __init__ builds the handler tables, a subclass per
+    # concurrency framework (asyncio, trio, twisted, executors), each calling super().__init__().
+    "pyee": dict(version="13.0.0", root=".", packages=["pyee"],
+                 test_deps=["pytest", "pytest-asyncio", "pytest-trio", "trio", "twisted"],
+                 pytest=["tests"], trace_pytest=["tests"]),
+    # Pickling to JSON: a family of type handlers on one base __init__, a pickler and unpickler.
+    "jsonpickle": dict(version="4.1.1", root=".", packages=["jsonpickle"], test_deps=["pytest", "pyyaml"],
+                       pytest=["tests", *(f"--ignore=tests/{t}.py" for t in _JSONPICKLE_OPTIONAL)],
+                       trace_pytest=["tests", *(f"--ignore=tests/{t}.py" for t in _JSONPICKLE_OPTIONAL)]),
 }
 
 # A pytest plugin (written to the work dir, loaded with -p): deselects the node ids listed in
