@@ -28,8 +28,9 @@ statements themselves are not (their leading lines may take comments that a stat
 them owned in the whole text), nor any statement outside them: ``stmt`` raises ``NotParsed``
 for those, and the rewrite then parses the module whole (``rewrite.rewrite_module``).
 Known limits: a module whose classes parsed are nested (not at its top level) is parsed whole.
-Tested against the whole parse on every top-level class of SGLang's modules and of the standard
-library (``tests/units/test_cst_partial.py``).
+Tested against the whole parse (``tests/units/test_cst_partial.py``): every top-level class of 24
+modules of the standard library, alone and all together, and modules generated from statements,
+comments at every depth, ``\r\n`` endings and a missing final newline.
 """
 
 from __future__ import annotations
