@@ -66,6 +66,13 @@ class Located:
     pos_of: dict[int, Pos] = field(default_factory=dict)
     line_of: dict[int, int] = field(default_factory=dict)
 
+    def copy(self) -> "Located":
+        """The same nodes, with maps of their own: a rewrite may add to a module's maps (DC313
+        places the statements it builds for a dataclass's generated ``__init__``), and a second
+        rewrite of the module must not find the first one's additions there."""
+        return Located(self.module, dict(self.simple), dict(self.compound), dict(self.lines), dict(self.pos_of),
+                       dict(self.line_of))
+
     @classmethod
     def parse(cls, text: str, tree: ast.Module) -> "Located":
         """Parse ``text`` with libcst and position its statements by pairing them with ``tree``.

@@ -205,16 +205,18 @@ def rewrite_module(index, analyses: list[ClassAnalysis], markers: bool = True, p
     """Rewrite every decoupled class of one module, then fix the module's imports.
 
     A parent's module is parsed for its classes alone; should the rewrite ask for a statement
-    outside them (``cst_partial.NotParsed``), it starts again on whole parses, with the class's
-    module as it was given (a caller may hold its nodes: DC618's swaps), which nothing changed."""
+    outside them (``cst_partial.NotParsed``), it starts again on whole parses, with the nodes of
+    the class's module as it was given (a caller may hold them: DC618's swaps) in maps as they were
+    before the first attempt added to them."""
     from .cst_partial import NotParsed
 
     rel = analyses[0].cls.module.rel
     given = (parsed or {}).get(rel)
+    before = given.copy() if given is not None else None
     try:
         return _rewrite_module(index, analyses, markers, presented, parsed, keep_parent, whole=False)
     except NotParsed:
-        return _rewrite_module(index, analyses, markers, presented, {rel: given} if given is not None else None,
+        return _rewrite_module(index, analyses, markers, presented, {rel: before} if before is not None else None,
                                keep_parent, whole=True)
 
 

@@ -232,7 +232,8 @@ def test_rewrite_parses_the_parent_in_part_and_starts_again_whole_when_asked_out
 
 def test_starting_again_keeps_the_class_module_the_caller_gave(tmp_path, monkeypatch):
     """DC618's caller hands in the class's module parsed, and holds nodes of it: the second,
-    whole attempt must use that parse, not a new one."""
+    whole attempt must use that parse's nodes, not a new parse's, and none of what the first
+    attempt added to its maps."""
     import ast as ast_
 
     from codemod import rewrite
@@ -248,12 +249,18 @@ def test_starting_again_keeps_the_class_module_the_caller_gave(tmp_path, monkeyp
     real = rewrite._rewrite_module
 
     def recording(index_, analyses, markers, presented, parsed, keep_parent, whole):
-        seen.append((whole, (parsed or {}).get(a.cls.module.rel)))
+        here = (parsed or {}).get(a.cls.module.rel)
+        seen.append((whole, here))
+        if not whole:
+            here.pos_of[-1] = (0, 0)  # what a first attempt may add (DC313's statements)
         return real(index_, analyses, markers, presented, parsed, keep_parent, whole=whole)
 
     monkeypatch.setattr(rewrite, "_rewrite_module", recording)
     monkeypatch.setattr(rewrite, "_parse_parent", lambda info, analyses: parse_classes(
         info.text, info.tree, [s for s in info.tree.body if isinstance(s, ast_.ClassDef) and s.name == "Other"]))
     patch = rewrite.rewrite_module(index, [a], parsed={a.cls.module.rel: child})
-    assert [w for w, _ in seen] == [False, True] and all(c is child for _, c in seen)
+    assert [w for w, _ in seen] == [False, True] and seen[0][1] is child
+    again = seen[1][1]
+    assert again.module is child.module and again.compound == child.compound and again.simple == child.simple
+    assert -1 not in again.pos_of
     assert "os.sep" in patch.after
